@@ -1,0 +1,40 @@
+# Two set-up commands on a fresh machine: `make demo` and `make test`. Re-running a target only
+# reinstalls when pyproject.toml changed (stamp files in .venv).
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip
+# llama-cpp-python is compiled from source; without these flags it uses AMX here and segfaults.
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF
+SOURCES := treebrain tests benchmarks
+
+.PHONY: demo test lint bench clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install --quiet --upgrade pip
+
+$(VENV)/.installed-demo: pyproject.toml | $(PY)
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PIP) install --quiet -e '.[local]'
+	touch $@
+
+$(VENV)/.installed-test: pyproject.toml | $(PY)
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PIP) install --quiet -e '.[dev,cloud,local]'
+	touch $@
+
+demo: $(VENV)/.installed-demo
+	$(VENV)/bin/treebrain run config/robots/demo_bot.yaml --hz 20 --max-ticks 400
+
+lint: $(VENV)/.installed-test
+	$(VENV)/bin/ruff check $(SOURCES)
+	$(VENV)/bin/ruff format --check $(SOURCES)
+	$(VENV)/bin/mypy
+
+test: lint
+	$(PY) -m pytest
+
+bench: $(VENV)/.installed-test
+	$(PY) -m benchmarks
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

@@ -1,0 +1,241 @@
+"""Utility leaves every tree can use: fixed statuses, waiting, setting and checking keys, logging."""
+
+from __future__ import annotations
+
+import logging
+import string
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from py_trees.common import Status
+from pydantic import BaseModel, Field, field_validator
+
+from treebrain.behaviours.base import AsyncAction, Leaf, Params
+from treebrain.behaviours.ports import Port
+from treebrain.blackboard import MISSING, Condition, ConditionError, KeyType, TypeMismatch, parse_condition
+
+_LOG = logging.getLogger("treebrain.log")
+StatusName = Literal["SUCCESS", "FAILURE", "RUNNING"]
+
+
+class Succeed(Leaf):
+    """Always SUCCESS."""
+
+    type_name = "succeed"
+
+    def update(self) -> Status:
+        return Status.SUCCESS
+
+
+class Fail(Leaf):
+    """Always FAILURE."""
+
+    type_name = "fail"
+
+    def update(self) -> Status:
+        return Status.FAILURE
+
+
+class Running(Leaf):
+    """Always RUNNING (a placeholder for work that never ends, or a test fixture)."""
+
+    type_name = "running"
+
+    def update(self) -> Status:
+        return Status.RUNNING
+
+
+class StatusScriptParams(Params):
+    statuses: list[StatusName] = Field(min_length=1, description="statuses returned tick after tick")
+    then: StatusName | None = Field(
+        None, description="status after the script ends (default: repeat the last)"
+    )
+
+
+class StatusScript(Leaf):
+    """Plays a scripted status per tick: the stand-in that tests substitute for any node."""
+
+    type_name = "status_script"
+    Params = StatusScriptParams
+    params: StatusScriptParams
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.ticks = 0
+        self.halts = 0
+
+    def update(self) -> Status:
+        script = self.params.statuses
+        name = script[self.ticks] if self.ticks < len(script) else self.params.then or script[-1]
+        self.ticks += 1
+        return Status[name]
+
+    def terminate(self, new_status: Status) -> None:
+        if new_status == Status.INVALID and self.status == Status.RUNNING:
+            self.halts += 1
+
+
+class WaitParams(Params):
+    seconds: float = Field(ge=0.0, description="how long to stay RUNNING, on the tree's clock")
+
+
+class Wait(AsyncAction):
+    """RUNNING until `seconds` have passed on the tree's clock, then SUCCESS."""
+
+    type_name = "wait"
+    Params = WaitParams
+    params: WaitParams
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._deadline = 0.0
+
+    def start(self) -> Status:
+        self._deadline = self.clock.now() + self.params.seconds
+        return self.poll()
+
+    def poll(self) -> Status:
+        remaining = self._deadline - self.clock.now()
+        if remaining <= 0:
+            return Status.SUCCESS
+        self.feedback_message = f"{remaining:.2f} s left"
+        return Status.RUNNING
+
+
+class SetParams(Params):
+    value: Any = Field(description="the value written to the `value` output's key")
+
+
+class SetBlackboard(Leaf):
+    """Writes a constant to its `value` output's key, then SUCCESS."""
+
+    type_name = "set_blackboard"
+    Params = SetParams
+    outputs = {"value": Port("any", "the key to set")}
+    params: SetParams
+
+    @classmethod
+    def check(cls, params: BaseModel, key_types: Mapping[str, KeyType]) -> list[str]:
+        declared = key_types.get("value")
+        if declared is None:
+            return ["output 'value' must be mapped to the key to set"]
+        try:
+            declared.validate(getattr(params, "value", None))
+        except TypeMismatch as mismatch:
+            return [f"params.value does not fit the key's type: {mismatch}"]
+        return []
+
+    def update(self) -> Status:
+        self.write("value", self.params.value)
+        return Status.SUCCESS
+
+
+class CheckParams(Params):
+    condition: str = Field(description="e.g. '/battery/level >= 0.2', '/flag', 'not /flag', '/goal is set'")
+
+    @field_validator("condition")
+    @classmethod
+    def _parses(cls, text: str) -> str:
+        try:
+            parse_condition(text)
+        except ConditionError as error:
+            raise ValueError(str(error)) from None
+        return text
+
+
+class CheckBlackboard(Leaf):
+    """SUCCESS when the condition on one key holds, FAILURE otherwise (never RUNNING)."""
+
+    type_name = "check_blackboard"
+    Params = CheckParams
+    inputs = {"value": Port("any", "the key the condition reads", required=False)}
+    params: CheckParams
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.condition: Condition = parse_condition(self.params.condition)
+        self._key = self._input_keys["value"]
+
+    @classmethod
+    def implied_inputs(cls, params: BaseModel) -> dict[str, str]:
+        return {"value": parse_condition(getattr(params, "condition", "")).key}
+
+    def update(self) -> Status:
+        value = self.blackboard.get(self._key, self.path, MISSING)
+        if self.condition.evaluate(value):
+            self.feedback_message = ""
+            return Status.SUCCESS
+        self.feedback_message = f"not {self.condition.describe(value)}"
+        return Status.FAILURE
+
+
+class AddParams(Params):
+    amount: float = Field(0.0, description="added when the `amount` input is not mapped")
+    minimum: float | None = Field(None, description="clamp the result from below")
+    maximum: float | None = Field(None, description="clamp the result from above")
+
+
+class Add(Leaf):
+    """Writes `value + amount` (clamped) to `result`: counters, budgets, simulated batteries."""
+
+    type_name = "add"
+    Params = AddParams
+    inputs = {
+        "value": Port("float", "the number to add to"),
+        "amount": Port("float", "overrides params.amount when mapped", required=False),
+    }
+    outputs = {"result": Port("float", "the sum")}
+    params: AddParams
+
+    def update(self) -> Status:
+        amount = self.read("amount") if self.is_bound("amount") else self.params.amount
+        result = float(self.read("value")) + float(amount)
+        if self.params.minimum is not None:
+            result = max(self.params.minimum, result)
+        if self.params.maximum is not None:
+            result = min(self.params.maximum, result)
+        self.write("result", result)
+        self.feedback_message = f"{result:g}"
+        return Status.SUCCESS
+
+
+class LogParams(Params):
+    message: str = Field(description="text with {port} fields filled from the mapped inputs")
+    level: Literal["debug", "info", "warning", "error"] = "info"
+
+
+class Log(Leaf):
+    """Logs a message built from its inputs (any input port name may be mapped), then SUCCESS."""
+
+    type_name = "log"
+    Params = LogParams
+    variadic_inputs = True
+    params: LogParams
+
+    @classmethod
+    def check(cls, params: BaseModel, key_types: Mapping[str, KeyType]) -> list[str]:
+        fields = {name for _, name, _, _ in string.Formatter().parse(getattr(params, "message", "")) if name}
+        missing = sorted(fields - set(key_types))
+        return [f"message uses {{{name}}} but no input '{name}' is mapped" for name in missing]
+
+    def update(self) -> Status:
+        values = {
+            port: self.blackboard.get(key, self.path, "<no value>") for port, key in self._input_keys.items()
+        }
+        text = self.params.message.format(**values)
+        _LOG.log(logging.getLevelNamesMapping()[self.params.level.upper()], "%s: %s", self.path, text)
+        self.feedback_message = text
+        return Status.SUCCESS
+
+
+BUILTIN_BEHAVIOURS: tuple[type[Leaf], ...] = (
+    Succeed,
+    Fail,
+    Running,
+    StatusScript,
+    Wait,
+    SetBlackboard,
+    CheckBlackboard,
+    Add,
+    Log,
+)

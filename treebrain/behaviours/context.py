@@ -1,0 +1,72 @@
+"""What every node of one tree shares: its blackboard, its clock, the robot's settings and services.
+
+Services are long-lived helpers several leaves share (LLM providers and usage ledger, the robot
+driver). A leaf asks for one by class; it is built once per tree on first use with the class's
+``from_context`` and closed with the tree, so leaves stay small and nothing is global.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
+
+from treebrain.blackboard import Blackboard
+from treebrain.clock import Clock, MonotonicClock
+
+
+@dataclass
+class RobotSettings:
+    """The robot file's sections that leaves may need; empty for a bare tree file."""
+
+    name: str = ""
+    file: Path | None = None
+    limits: dict[str, Any] = field(default_factory=dict)
+    driver: dict[str, Any] = field(default_factory=dict)
+    llm: dict[str, Any] = field(default_factory=dict)
+    data: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def base_dir(self) -> Path:
+        return self.file.parent if self.file else Path.cwd()
+
+
+class Service(Protocol):
+    """A shared helper built lazily per tree."""
+
+    @classmethod
+    def from_context(cls, context: TreeContext) -> Any: ...
+
+    def close(self) -> None: ...
+
+
+ServiceT = TypeVar("ServiceT", bound=Service)
+
+
+@dataclass
+class TreeContext:
+    """Per-tree shared state handed to every behaviour at construction."""
+
+    blackboard: Blackboard = field(default_factory=Blackboard)
+    clock: Clock = field(default_factory=MonotonicClock)
+    robot: RobotSettings = field(default_factory=RobotSettings)
+    services: dict[type[Any], Any] = field(default_factory=dict)
+
+    def service(self, kind: type[ServiceT]) -> ServiceT:
+        """Return the tree's instance of a service class, building it on first use."""
+        existing = self.services.get(kind)
+        if existing is None:
+            existing = kind.from_context(self)
+            self.services[kind] = existing
+        return existing  # type: ignore[no-any-return]
+
+    def provide(self, kind: type[Any], instance: Any) -> None:
+        """Install a ready service instance (tests, the CLI, recordings replaying a run)."""
+        self.services[kind] = instance
+
+    def close(self) -> None:
+        for instance in self.services.values():
+            with contextlib.suppress(Exception):
+                instance.close()
+        self.services.clear()

@@ -1,0 +1,177 @@
+"""The ``treebrain`` command: argument parsing and printing only; the work happens in the packages."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+from rich.console import Console
+from rich.live import Live
+from rich.text import Text
+
+from treebrain.errors import InputError, Problem
+from treebrain.files import atomic_write_json
+from treebrain.trees import TreebrainTree, compile_file, load_tree, shared_registry, validate_file
+from treebrain.trees.render import ascii_tree, dot_tree, svg_tree
+from treebrain.trees.runner import Runner, RunStats
+from treebrain.trees.structural import STRUCTURAL_KINDS
+
+EXIT_OK, EXIT_FAILURE, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+def _print_problems(problems: Sequence[Problem]) -> None:
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    print(f"{len(problems)} problem{'s' if len(problems) != 1 else ''} found", file=sys.stderr)
+
+
+def _parse_values(assignments: Sequence[str]) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    for assignment in assignments:
+        key, sep, text = assignment.partition("=")
+        if not sep or not key:
+            raise InputError.single(f"--set expects key=value, got '{assignment}'", "<--set>")
+        try:
+            values[key.strip()] = yaml.safe_load(text)
+        except yaml.YAMLError as error:
+            raise InputError.single(f"--set {key}: cannot read value '{text}': {error}", "<--set>") from None
+    return values
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    problems = [problem for path in args.files for problem in validate_file(path)]
+    if problems:
+        _print_problems(problems)
+        return EXIT_BAD_INPUT
+    for path in args.files:
+        print(f"{path}: ok")
+    return EXIT_OK
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    compiled = compile_file(args.file)
+    compiled.raise_for_problems()
+    assert compiled.root is not None
+    render = {"ascii": ascii_tree, "dot": dot_tree, "svg": svg_tree}[args.format]
+    text = render(compiled.root)
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+    else:
+        print(text)
+    return EXIT_OK
+
+
+def _live_view(tree: TreebrainTree, stats: RunStats) -> Text:
+    statuses = {path: node.status.name for path, node in tree.nodes.items()}
+    header = f"tick {stats.ticks}  status {tree.root.status.name}  p50 {stats.tick_ms_p50:.3f} ms  p99 {stats.tick_ms_p99:.3f} ms\n"
+    return Text(header + ascii_tree(tree.spec, statuses))
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    tree = load_tree(args.file, values=_parse_values(args.set))
+    console = Console()
+    try:
+        if console.is_terminal and not args.quiet:
+            with Live(console=console, refresh_per_second=10, transient=False) as live:
+                stats = Runner(tree, args.hz, args.max_ticks, lambda t, s: live.update(_live_view(t, s))).run()
+        else:
+            stats = Runner(tree, args.hz, args.max_ticks).run()
+            if not args.quiet:
+                console.print(_live_view(tree, stats), highlight=False)
+    finally:
+        tree.close()
+    if args.stats_json:
+        atomic_write_json(args.stats_json, stats.to_json())
+    print(json.dumps(stats.to_json()))
+    if stats.interrupted:
+        return EXIT_INTERRUPTED
+    return EXIT_FAILURE if stats.final_status == "FAILURE" else EXIT_OK
+
+
+def describe_behaviours() -> list[dict[str, Any]]:
+    """Every node type with its ports and params as JSON Schema (for tools and docs)."""
+    registry = shared_registry()
+    described: list[dict[str, Any]] = []
+    for name in registry.names():
+        leaf = registry.get(name)
+        assert leaf is not None
+        described.append(
+            {
+                "name": name,
+                "kind": "leaf",
+                "summary": leaf.summary(),
+                "params": leaf.Params.model_json_schema(),
+                "inputs": {port: spec.schema() for port, spec in leaf.inputs.items()},
+                "outputs": {port: spec.schema() for port, spec in leaf.outputs.items()},
+                "variadic_inputs": leaf.variadic_inputs,
+            }
+        )
+    for kind in STRUCTURAL_KINDS.values():
+        described.append(
+            {
+                "name": kind.name,
+                "kind": "composite" if kind.arity == "many" else "decorator",
+                "summary": kind.summary,
+                "params": kind.options.model_json_schema(),
+                "inputs": {},
+                "outputs": {},
+            }
+        )
+    return described
+
+
+def cmd_list_behaviours(args: argparse.Namespace) -> int:
+    described = describe_behaviours()
+    if args.json:
+        print(json.dumps(described, indent=2))
+        return EXIT_OK
+    for entry in described:
+        ports = ", ".join([*(f"in:{p}" for p in entry["inputs"]), *(f"out:{p}" for p in entry["outputs"])])
+        print(f"{entry['name']:<22} {entry['kind']:<10} {entry['summary']}" + (f"  [{ports}]" if ports else ""))
+    return EXIT_OK
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="treebrain", description="LLM-driven robot pipelines as behaviour trees.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    validate = commands.add_parser("validate", help="check robot or tree files; exit 2 listing every problem")
+    validate.add_argument("files", nargs="+", type=Path)
+    validate.set_defaults(handler=cmd_validate)
+    show = commands.add_parser("show", help="draw a tree")
+    show.add_argument("file", type=Path)
+    show.add_argument("--format", choices=["ascii", "dot", "svg"], default="ascii")
+    show.add_argument("--output", "-o", type=Path, help="write to a file instead of standard output")
+    show.set_defaults(handler=cmd_show)
+    run = commands.add_parser("run", help="tick a tree until it finishes, --max-ticks, or Ctrl-C")
+    run.add_argument("file", type=Path)
+    run.add_argument("--hz", type=float, default=10.0, help="tick rate (default 10)")
+    run.add_argument("--max-ticks", type=int, default=None)
+    run.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="initial blackboard value (YAML)")
+    run.add_argument("--stats-json", type=Path, help="write tick statistics as JSON")
+    run.add_argument("--quiet", "-q", action="store_true", help="no live display")
+    run.set_defaults(handler=cmd_run)
+    listing = commands.add_parser("list-behaviours", help="every node type with its ports and params")
+    listing.add_argument("--json", action="store_true", help="JSON Schema of params and ports")
+    listing.set_defaults(handler=cmd_list_behaviours)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        code: int = args.handler(args)
+    except InputError as error:
+        _print_problems(error.problems)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

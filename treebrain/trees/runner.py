@@ -1,0 +1,111 @@
+"""Ticking a tree at a fixed rate until it finishes, a tick limit, or Ctrl-C, with tick statistics.
+
+The period is kept on the tree's clock (a fake clock makes a run instantaneous and exact); tick
+durations are measured in real CPU time either way, since that is what a robot's control loop pays.
+Whatever ends the run, every RUNNING node is halted before :meth:`Runner.run` returns, so LLM calls
+and robot actions are cancelled.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from py_trees.common import Status
+
+from treebrain.trees.tree import TreebrainTree
+
+
+def percentile(samples: list[float], fraction: float) -> float:
+    """Nearest-rank percentile (0 for no samples)."""
+    if not samples:
+        return 0.0
+    ordered = sorted(samples)
+    rank = max(1, math.ceil(fraction * len(ordered)))
+    return ordered[min(rank, len(ordered)) - 1]
+
+
+@dataclass
+class RunStats:
+    ticks: int = 0
+    final_status: str = Status.INVALID.name
+    tick_seconds: list[float] = field(default_factory=list)
+    overruns: int = 0
+    interrupted: bool = False
+
+    @property
+    def tick_ms_p50(self) -> float:
+        return percentile(self.tick_seconds, 0.50) * 1000.0
+
+    @property
+    def tick_ms_p99(self) -> float:
+        return percentile(self.tick_seconds, 0.99) * 1000.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "ticks": self.ticks,
+            "final_status": self.final_status,
+            "tick_ms_p50": round(self.tick_ms_p50, 4),
+            "tick_ms_p99": round(self.tick_ms_p99, 4),
+            "overruns": self.overruns,
+            "interrupted": self.interrupted,
+        }
+
+
+TickCallback = Callable[[TreebrainTree, RunStats], None]
+
+
+class Runner:
+    """Ticks `tree` at `hz` on its clock."""
+
+    def __init__(
+        self,
+        tree: TreebrainTree,
+        hz: float = 10.0,
+        max_ticks: int | None = None,
+        on_tick: TickCallback | None = None,
+        timer: Callable[[], float] = time.perf_counter,
+    ) -> None:
+        if hz <= 0:
+            raise ValueError(f"hz must be positive, got {hz}")
+        self.tree = tree
+        self.period = 1.0 / hz
+        self.max_ticks = max_ticks
+        self.on_tick = on_tick
+        self.timer = timer
+        self.stats = RunStats()
+
+    def run(self) -> RunStats:
+        clock = self.tree.clock
+        stats = self.stats
+        next_tick = clock.now()
+        try:
+            while True:
+                started = self.timer()
+                self.tree.tick()
+                duration = self.timer() - started
+                stats.ticks += 1
+                stats.tick_seconds.append(duration)
+                if duration > self.period:
+                    stats.overruns += 1
+                stats.final_status = self.tree.root.status.name
+                if self.on_tick is not None:
+                    self.on_tick(self.tree, stats)
+                if self.tree.root.status in (Status.SUCCESS, Status.FAILURE):
+                    break
+                if self.max_ticks is not None and stats.ticks >= self.max_ticks:
+                    break
+                next_tick += self.period
+                delay = next_tick - clock.now()
+                if delay > 0:
+                    clock.sleep(delay)
+                else:
+                    next_tick = clock.now()
+        except KeyboardInterrupt:
+            stats.interrupted = True
+        finally:
+            self.tree.halt()
+        return stats

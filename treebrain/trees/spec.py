@@ -1,0 +1,399 @@
+"""Tree files to node specs: the structural part of validation.
+
+Reads a tree file (and every subtree file it includes) into :class:`NodeSpec` objects, checking
+everything that does not need params: the file layout, node types (with did-you-mean), names,
+child counts, port names, key syntax, subtree files and include cycles. Problems are collected, never
+raised, so one run reports them all.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from treebrain.behaviours import BehaviourRegistry, Leaf
+from treebrain.blackboard import MISSING, TypeMismatch, TypeSpecError, check_key_syntax, key_type
+from treebrain.errors import Location, Problem
+from treebrain.trees.scope import KeyScope
+from treebrain.trees.structural import STRUCTURAL_KINDS, StructuralKind
+from treebrain.trees.yaml_source import YList, YMap, read_yaml_file
+
+TREE_KEYS = {"version", "blackboard", "root", "description"}
+COMMON_NODE_KEYS = {"type", "name", "description"}
+LEAF_KEYS = COMMON_NODE_KEYS | {"params", "inputs", "outputs"}
+NAME_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
+
+
+@dataclass
+class KeyDecl:
+    """A key declared in a tree file's ``blackboard:`` section."""
+
+    key: str
+    type: str
+    location: Location
+    initial: Any = MISSING
+
+
+@dataclass
+class NodeSpec:
+    """One node as read from YAML, before it is built."""
+
+    type_name: str
+    name: str
+    path: str
+    location: Location
+    file: Path
+    scope: KeyScope
+    leaf: type[Leaf] | None = None
+    kind: StructuralKind | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+    option_locations: dict[str, Location] = field(default_factory=dict)
+    validated: BaseModel | None = None
+    inputs: dict[str, str] = field(default_factory=dict)
+    outputs: dict[str, str] = field(default_factory=dict)
+    port_locations: dict[str, Location] = field(default_factory=dict)
+    children: list[NodeSpec] = field(default_factory=list)
+    interface: list[KeyDecl] = field(default_factory=list)
+
+    def walk(self) -> list[NodeSpec]:
+        nodes = [self]
+        for child in self.children:
+            nodes.extend(child.walk())
+        return nodes
+
+    def option_where(self, name: str) -> Location:
+        return self.option_locations.get(name, self.location)
+
+
+@dataclass
+class TreeSpec:
+    root: NodeSpec | None
+    declarations: list[KeyDecl]
+    files: list[Path]
+
+
+class SpecReader:
+    """Reads tree files into specs, collecting problems in :attr:`problems`."""
+
+    def __init__(self, registry: BehaviourRegistry) -> None:
+        self.registry = registry
+        self.problems: list[Problem] = []
+        self.declarations: list[KeyDecl] = []
+        self.files: list[Path] = []
+
+    def problem(self, where: Location, message: str, node_path: str = "") -> None:
+        self.problems.append(Problem(where, message, node_path))
+
+    # files ------------------------------------------------------------------------------------
+    def read_tree(self, path: Path, where: Location | None = None) -> TreeSpec:
+        root = self._read_file(path, "", KeyScope(), [], where or Location(str(path)))
+        return TreeSpec(root, self.declarations, self.files)
+
+    def _read_file(
+        self, path: Path, parent_path: str, scope: KeyScope, stack: list[Path], where: Location
+    ) -> NodeSpec | None:
+        resolved = path.resolve()
+        if resolved in stack:
+            chain = " -> ".join(str(p.name) for p in [*stack, resolved])
+            self.problem(where, f"subtree include cycle: {chain}", parent_path)
+            return None
+        data, problems = read_yaml_file(path)
+        if problems:
+            self.problems.extend(problems)
+            if not isinstance(data, YMap):
+                return None
+        if not path.exists():
+            return None
+        self.files.append(resolved)
+        if not isinstance(data, YMap):
+            self.problem(
+                Location(str(path), 1, 1), "a tree file must be a mapping with 'version: 1' and 'root:'"
+            )
+            return None
+        self._check_layout(data, path)
+        declared = self._declarations(data, scope)
+        root_data = data.get("root")
+        if not isinstance(root_data, YMap):
+            if "root" in data:
+                self.problem(data.value_where("root"), "'root' must be a node mapping with a 'type'")
+            return None
+        root = self._node(root_data, parent_path, path, scope, [*stack, resolved], set())
+        if root is not None:
+            root.interface = declared
+        return root
+
+    def _check_layout(self, data: YMap, path: Path) -> None:
+        for key in data:
+            if key not in TREE_KEYS:
+                expected = ", ".join(sorted(TREE_KEYS))
+                self.problem(data.where(key), f"unknown top-level key '{key}' (expected one of: {expected})")
+        if "version" not in data:
+            self.problem(data.location, "missing 'version: 1'")
+        elif data["version"] != 1:
+            self.problem(data.value_where("version"), f"unsupported version {data['version']!r} (expected 1)")
+        if "root" not in data:
+            self.problem(data.location, f"missing 'root:' node in {path.name}")
+
+    def _declarations(self, data: YMap, scope: KeyScope) -> list[KeyDecl]:
+        section = data.get("blackboard")
+        if section is None:
+            return []
+        if not isinstance(section, YMap):
+            self.problem(data.value_where("blackboard"), "'blackboard' must map keys to types")
+            return []
+        declared: list[KeyDecl] = []
+        for key, entry in section.items():
+            where = section.where(key)
+            problem = check_key_syntax("/" + key.lstrip("/"))
+            if problem:
+                self.problem(where, problem)
+                continue
+            decl = self._declaration(scope.resolve(key), entry, where, section.value_where(key))
+            if decl is not None:
+                declared.append(decl)
+        self.declarations.extend(declared)
+        return declared
+
+    def _declaration(self, key: str, entry: Any, where: Location, value_where: Location) -> KeyDecl | None:
+        initial: Any = MISSING
+        if isinstance(entry, str):
+            spec = entry
+        elif isinstance(entry, YMap):
+            unknown = set(entry) - {"type", "initial", "description"}
+            for extra in sorted(unknown):
+                self.problem(
+                    entry.where(extra),
+                    f"unknown key '{extra}' in declaration (expected type, initial, description)",
+                )
+            spec = entry.get("type", "")
+            if not isinstance(spec, str) or not spec:
+                self.problem(entry.location, f"declaration of {key} needs 'type:'")
+                return None
+            initial = entry.get("initial", MISSING)
+        else:
+            self.problem(value_where, f"declaration of {key} must be a type name or {{type:, initial:}}")
+            return None
+        try:
+            declared = key_type(spec)
+        except TypeSpecError as error:
+            self.problem(value_where, str(error))
+            return None
+        if initial is not MISSING:
+            try:
+                initial = declared.validate(initial)
+            except TypeMismatch as mismatch:
+                self.problem(value_where, f"initial value of {key}: {mismatch}")
+                return None
+        return KeyDecl(key, declared.spec, where, initial)
+
+    # nodes ------------------------------------------------------------------------------------
+    def _node(
+        self, data: Any, parent_path: str, file: Path, scope: KeyScope, stack: list[Path], siblings: set[str]
+    ) -> NodeSpec | None:
+        if not isinstance(data, YMap):
+            where = getattr(data, "location", Location(str(file)))
+            self.problem(
+                where, f"a node must be a mapping with 'type:', got {type(data).__name__}", parent_path
+            )
+            return None
+        type_name = data.get("type")
+        if not isinstance(type_name, str) or not type_name:
+            self.problem(data.location, "node has no 'type:'", parent_path)
+            return None
+        name = self._name(data, type_name, siblings, parent_path)
+        path = f"{parent_path}/{name}" if parent_path else name
+        spec = NodeSpec(type_name, name, path, data.where("type"), file, scope)
+        kind = STRUCTURAL_KINDS.get(type_name)
+        leaf: type[Leaf] | None = self.registry.get(type_name) if kind is None else None
+        if kind is None and leaf is None:
+            hint = self.registry.suggest(type_name, STRUCTURAL_KINDS)
+            suffix = f" (did you mean '{hint}'?)" if hint else " (see 'treebrain list-behaviours')"
+            self.problem(data.value_where("type"), f"unknown node type '{type_name}'{suffix}", path)
+            self._adopt_orphans(spec, data, file, scope, stack)
+            return spec
+        if kind is not None:
+            spec.kind = kind
+            self._structural(spec, data, file, scope, stack)
+        else:
+            spec.leaf = leaf
+            self._leaf(spec, data)
+        return spec
+
+    def _adopt_orphans(self, spec: NodeSpec, data: YMap, file: Path, scope: KeyScope, stack: list[Path]) -> None:
+        """Still read the children of a node of unknown type, so their problems are reported too."""
+        children = data.get("children")
+        nodes = list(children) if isinstance(children, YList) else []
+        if "child" in data:
+            nodes.append(data["child"])
+        siblings: set[str] = set()
+        for child in nodes:
+            node = self._node(child, spec.path, file, scope, stack, siblings)
+            if node is not None:
+                spec.children.append(node)
+
+    def _name(self, data: YMap, type_name: str, siblings: set[str], parent_path: str) -> str:
+        given = data.get("name")
+        if given is None:
+            base = type_name.rsplit(".", 1)[-1]
+            name, index = base, 2
+            while name in siblings:
+                name, index = f"{base}_{index}", index + 1
+        elif not isinstance(given, str) or not NAME_PATTERN.match(given):
+            self.problem(
+                data.value_where("name"), f"invalid name {given!r}: use letters, digits, _ . -", parent_path
+            )
+            name = str(given).replace("/", "_")
+        elif given in siblings:
+            self.problem(data.value_where("name"), f"duplicate name '{given}' among siblings", parent_path)
+            name = given
+        else:
+            name = given
+        siblings.add(name)
+        return name
+
+    def _structural(self, spec: NodeSpec, data: YMap, file: Path, scope: KeyScope, stack: list[Path]) -> None:
+        kind = spec.kind
+        assert kind is not None
+        child_key = "children" if kind.arity == "many" else "child"
+        other_key = "child" if kind.arity == "many" else "children"
+        allowed = (
+            COMMON_NODE_KEYS
+            | set(kind.options.model_fields)
+            | ({child_key} if kind.name != "subtree" else set())
+        )
+        for key in data:
+            if key == other_key and kind.name != "subtree":
+                fix = (
+                    "a list under 'children:'" if kind.arity == "many" else "exactly one node under 'child:'"
+                )
+                self.problem(data.where(key), f"{kind.name} takes {fix}, not '{key}:'", spec.path)
+            elif key not in allowed:
+                hint = ", ".join(sorted(allowed - COMMON_NODE_KEYS))
+                self.problem(
+                    data.where(key), f"unknown key '{key}' for {kind.name} (expected: {hint})", spec.path
+                )
+        for option in kind.options.model_fields:
+            if option in data:
+                spec.options[option] = data[option]
+                spec.option_locations[option] = data.value_where(option)
+        if kind.name == "subtree":
+            self._subtree(spec, data, file, scope, stack)
+        elif kind.arity == "many":
+            self._children(spec, data, file, scope, stack)
+        else:
+            child = data.get("child")
+            if child is None:
+                self.problem(data.location, f"{kind.name} needs exactly one node under 'child:'", spec.path)
+            else:
+                node = self._node(child, spec.path, file, scope, stack, set())
+                if node is not None:
+                    spec.children.append(node)
+
+    def _children(self, spec: NodeSpec, data: YMap, file: Path, scope: KeyScope, stack: list[Path]) -> None:
+        children = data.get("children")
+        if not isinstance(children, YList) or not children:
+            self.problem(
+                data.where("children"), f"{spec.type_name} needs a non-empty list under 'children:'", spec.path
+            )
+            return
+        siblings: set[str] = set()
+        for child in children:
+            node = self._node(child, spec.path, file, scope, stack, siblings)
+            if node is not None:
+                spec.children.append(node)
+
+    def _subtree(self, spec: NodeSpec, data: YMap, file: Path, scope: KeyScope, stack: list[Path]) -> None:
+        target = data.get("file")
+        if not isinstance(target, str) or not target:
+            self.problem(data.location, "subtree needs 'file:' (a tree file relative to this one)", spec.path)
+            return
+        ports = data.get("ports") or YMap()
+        if not isinstance(ports, YMap):
+            self.problem(
+                data.value_where("ports"), "subtree 'ports:' must map subtree keys to parent keys", spec.path
+            )
+            return
+        valid_ports: dict[str, str] = {}
+        for inner, outer in ports.items():
+            if not isinstance(outer, str) or self._bad_key(outer, ports.value_where(inner), spec.path):
+                continue
+            valid_ports[inner] = outer
+        where = data.value_where("file")
+        path = (file.parent / target).resolve()
+        if not path.exists():
+            self.problem(where, f"subtree file not found: {target} (looked in {file.parent})", spec.path)
+            return
+        child_scope = scope.child(spec.path, valid_ports)
+        root = self._read_file(path, spec.path, child_scope, stack, where)
+        if root is None:
+            return
+        spec.children.append(root)
+        declared = {decl.key for decl in root.interface}
+        for inner in valid_ports:
+            local = child_scope.resolve(inner)
+            if local not in declared:
+                names = ", ".join(sorted(d.key for d in root.interface)) or "none"
+                self.problem(
+                    ports.where(inner),
+                    f"subtree {target} declares no key '{inner}' in its blackboard (declared: {names})",
+                    spec.path,
+                )
+
+    def _bad_key(self, key: str, where: Location, node_path: str) -> bool:
+        problem = check_key_syntax("/" + key.lstrip("/"))
+        if problem:
+            self.problem(where, problem, node_path)
+        return problem is not None
+
+    def _leaf(self, spec: NodeSpec, data: YMap) -> None:
+        leaf = spec.leaf
+        assert leaf is not None
+        for key in data:
+            if key not in LEAF_KEYS:
+                hint = f" (leaves take {', '.join(sorted(LEAF_KEYS - COMMON_NODE_KEYS))}"
+                child = "; leaves have no children)" if key in ("children", "child") else ")"
+                self.problem(
+                    data.where(key), f"unknown key '{key}' for leaf {spec.type_name}{hint}{child}", spec.path
+                )
+        params = data.get("params")
+        if isinstance(params, YMap):
+            spec.options = dict(params)
+            spec.option_locations = {key: params.value_where(key) for key in params}
+        elif params is not None:
+            self.problem(data.value_where("params"), "'params' must be a mapping", spec.path)
+        spec.inputs = self._ports(spec, data, "inputs", leaf.inputs, leaf.variadic_inputs)
+        spec.outputs = self._ports(spec, data, "outputs", leaf.outputs, False)
+
+    def _ports(
+        self, spec: NodeSpec, data: YMap, section: str, declared: Any, variadic: bool
+    ) -> dict[str, str]:
+        mapping = data.get(section)
+        if mapping is None:
+            return {}
+        if not isinstance(mapping, YMap):
+            self.problem(
+                data.value_where(section), f"'{section}' must map port names to blackboard keys", spec.path
+            )
+            return {}
+        bound: dict[str, str] = {}
+        for port, key in mapping.items():
+            where = mapping.where(port)
+            if port not in declared and not variadic:
+                names = ", ".join(sorted(declared)) or "none"
+                self.problem(
+                    where, f"{spec.type_name} has no {section[:-1]} port '{port}' (ports: {names})", spec.path
+                )
+                continue
+            if not isinstance(key, str) or self._bad_key(key, mapping.value_where(port), spec.path):
+                if not isinstance(key, str):
+                    self.problem(
+                        mapping.value_where(port), f"port '{port}' must map to a key like /name", spec.path
+                    )
+                continue
+            bound[port] = spec.scope.resolve(key)
+            spec.port_locations[f"{section}.{port}"] = mapping.value_where(port)
+        return bound

@@ -1,0 +1,229 @@
+"""Composites and decorators as YAML node types: their options, child counts and constructors.
+
+Unlike leaves (whose settings live under ``params:``), structural nodes take their few options
+directly on the node (``{type: sequence, memory: true, children: [...]}``) because they are read
+far more often than written and ``params:`` would only add noise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import py_trees
+from py_trees.behaviour import Behaviour
+from py_trees.common import ParallelPolicy, Status
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from treebrain.blackboard import Blackboard, ConditionError, parse_condition
+from treebrain.clock import Clock
+from treebrain.trees import decorators
+
+
+class Options(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SequenceOptions(Options):
+    memory: bool = Field(
+        description="true: resume at the RUNNING child; false: re-check earlier children each tick"
+    )
+
+
+class ParallelOptions(Options):
+    memory: bool = Field(description="true: children that succeeded are not ticked again until all finish")
+    policy: Literal["success_on_all", "success_on_one", "success_on_selected"]
+    selected: list[str] = Field(default_factory=list, description="child names, for success_on_selected")
+
+    @model_validator(mode="after")
+    def _consistent(self) -> ParallelOptions:
+        if self.policy == "success_on_selected" and not self.selected:
+            raise ValueError(
+                "policy success_on_selected needs 'selected': the names of the children that must succeed"
+            )
+        if self.policy != "success_on_selected" and self.selected:
+            raise ValueError(f"'selected' only applies to policy success_on_selected, not {self.policy}")
+        if self.policy == "success_on_one" and self.memory:
+            raise ValueError("policy success_on_one finishes on the first success: use memory: false")
+        return self
+
+
+class RetryOptions(Options):
+    attempts: int = Field(ge=1, description="runs in all, the first included")
+
+
+class RepeatOptions(Options):
+    count: int = Field(ge=1, description="successful runs needed")
+
+
+class TimeoutOptions(Options):
+    seconds: float = Field(gt=0, description="on the tree's clock")
+
+
+class OneShotOptions(Options):
+    policy: Literal["on_completion", "on_success"] = "on_completion"
+
+
+class GuardOptions(Options):
+    condition: str = Field(description="condition on one key, e.g. '/battery/level > 0.2'")
+
+    @field_validator("condition")
+    @classmethod
+    def _parses(cls, text: str) -> str:
+        try:
+            parse_condition(text)
+        except ConditionError as error:
+            raise ValueError(str(error)) from None
+        return text
+
+
+class RateLimitOptions(Options):
+    hz: float = Field(gt=0, description="maximum child ticks per second")
+
+
+class SubtreeOptions(Options):
+    file: str = Field(description="tree file, relative to the including file")
+    ports: dict[str, str] = Field(default_factory=dict, description="subtree key -> parent key")
+
+
+@dataclass
+class BuildEnv:
+    """What constructors need besides options and children."""
+
+    path: str
+    clock: Clock
+    blackboard: Blackboard
+    resolve_key: Callable[[str], str]
+    child_names: list[str] = field(default_factory=list)
+
+
+Builder = Callable[[str, Any, list[Behaviour], BuildEnv], Behaviour]
+
+
+@dataclass(frozen=True)
+class StructuralKind:
+    name: str
+    options: type[Options]
+    arity: Literal["many", "one"]
+    build: Builder
+    summary: str
+
+    def reads(self, options: BaseModel) -> list[str]:
+        """Keys the node itself reads (not its children), for the data-flow check."""
+        if isinstance(options, GuardOptions):
+            return [parse_condition(options.condition).key]
+        return []
+
+
+def _parallel_policy(options: ParallelOptions, children: list[Behaviour]) -> ParallelPolicy.Base:
+    if options.policy == "success_on_all":
+        return ParallelPolicy.SuccessOnAll(synchronise=options.memory)
+    if options.policy == "success_on_one":
+        return ParallelPolicy.SuccessOnOne()
+    chosen = [child for child in children if child.name in options.selected]
+    return ParallelPolicy.SuccessOnSelected(children=chosen, synchronise=options.memory)
+
+
+def _guard(name: str, options: GuardOptions, children: list[Behaviour], env: BuildEnv) -> Behaviour:
+    condition = parse_condition(options.condition)
+    condition = condition.with_key(env.resolve_key(condition.key))
+    return decorators.Guard(name, children[0], condition, env.blackboard, env.path)
+
+
+STRUCTURAL_KINDS: dict[str, StructuralKind] = {
+    kind.name: kind
+    for kind in (
+        StructuralKind(
+            "sequence",
+            SequenceOptions,
+            "many",
+            lambda name, o, children, env: py_trees.composites.Sequence(
+                name, memory=o.memory, children=children
+            ),
+            "ticks children in order while they succeed",
+        ),
+        StructuralKind(
+            "selector",
+            SequenceOptions,
+            "many",
+            lambda name, o, children, env: py_trees.composites.Selector(
+                name, memory=o.memory, children=children
+            ),
+            "ticks children in priority order until one does not fail",
+        ),
+        StructuralKind(
+            "parallel",
+            ParallelOptions,
+            "many",
+            lambda name, o, children, env: py_trees.composites.Parallel(
+                name, policy=_parallel_policy(o, children), children=children
+            ),
+            "ticks all children every tick; the policy decides success",
+        ),
+        StructuralKind(
+            "retry",
+            RetryOptions,
+            "one",
+            lambda name, o, children, env: decorators.Retry(name, children[0], o.attempts),
+            "re-runs a failing child, up to `attempts` runs",
+        ),
+        StructuralKind(
+            "repeat",
+            RepeatOptions,
+            "one",
+            lambda name, o, children, env: decorators.Repeat(name, children[0], o.count),
+            "runs a child to success `count` times",
+        ),
+        StructuralKind(
+            "timeout",
+            TimeoutOptions,
+            "one",
+            lambda name, o, children, env: decorators.Timeout(name, children[0], o.seconds, env.clock),
+            "fails and halts the child after `seconds`",
+        ),
+        StructuralKind(
+            "inverter",
+            Options,
+            "one",
+            lambda name, o, children, env: decorators.Inverter(name=name, child=children[0]),
+            "swaps SUCCESS and FAILURE",
+        ),
+        StructuralKind(
+            "force_success",
+            Options,
+            "one",
+            lambda name, o, children, env: decorators.ForceStatus(name, children[0], Status.SUCCESS),
+            "a finished child always counts as SUCCESS",
+        ),
+        StructuralKind(
+            "force_failure",
+            Options,
+            "one",
+            lambda name, o, children, env: decorators.ForceStatus(name, children[0], Status.FAILURE),
+            "a finished child always counts as FAILURE",
+        ),
+        StructuralKind(
+            "oneshot",
+            OneShotOptions,
+            "one",
+            lambda name, o, children, env: decorators.OneShot(name, children[0], o.policy == "on_success"),
+            "runs the child once (to completion or success), then repeats its result",
+        ),
+        StructuralKind("guard", GuardOptions, "one", _guard, "ticks the child only while a condition holds"),
+        StructuralKind(
+            "rate_limit",
+            RateLimitOptions,
+            "one",
+            lambda name, o, children, env: decorators.RateLimit(name, children[0], o.hz, env.clock),
+            "ticks the child at most `hz` times a second",
+        ),
+        StructuralKind(
+            "subtree",
+            SubtreeOptions,
+            "one",
+            lambda name, o, children, env: decorators.PassThrough(name=name, child=children[0]),
+            "includes another tree file with its own key namespace",
+        ),
+    )
+}
