@@ -10,6 +10,9 @@ import threading
 import time
 from typing import Protocol
 
+TIME_EPSILON = 1e-9
+"""Deadlines within this many seconds count as reached (sums of float periods drift by ~1e-16)."""
+
 
 class Clock(Protocol):
     """What a behaviour, the runner or a provider may ask of time."""

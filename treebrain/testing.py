@@ -15,6 +15,7 @@ from __future__ import annotations
 import fnmatch
 import shutil
 import tempfile
+import weakref
 from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
@@ -39,13 +40,22 @@ def _status_name(status: StatusLike) -> str:
 class TreeHarness:
     """A loaded tree on a fake clock, with assertion helpers that print a readable diff."""
 
-    def __init__(self, tree: TreebrainTree, clock: FakeClock, period: float, stubs: dict[str, StatusScript], workdir: Path | None = None) -> None:
+    def __init__(
+        self,
+        tree: TreebrainTree,
+        clock: FakeClock,
+        period: float,
+        stubs: dict[str, StatusScript],
+        workdir: Path | None = None,
+    ) -> None:
         self.tree = tree
         self.clock = clock
         self.period = period
         self.stubs = stubs
         self.ticks = 0
         self._workdir = workdir
+        if workdir is not None:
+            weakref.finalize(self, shutil.rmtree, workdir, True)
 
     # construction ---------------------------------------------------------------------------------
     @classmethod
@@ -76,7 +86,9 @@ class TreeHarness:
             return None
 
         tree = load_tree(path, overrides, values=values, clock=fake, registry=registry, substitute=substitute)
-        unmatched = [pattern for pattern in patterns if not any(fnmatch.fnmatchcase(p, pattern) for p in made)]
+        unmatched = [
+            pattern for pattern in patterns if not any(fnmatch.fnmatchcase(p, pattern) for p in made)
+        ]
         if unmatched:
             tree.close()
             raise ValueError(f"stub patterns match no node: {unmatched}; nodes: {sorted(tree.nodes)}")
@@ -107,7 +119,9 @@ class TreeHarness:
     def __enter__(self) -> TreeHarness:
         return self
 
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None) -> None:
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
         self.close()
 
     # driving --------------------------------------------------------------------------------------
@@ -151,7 +165,9 @@ class TreeHarness:
                 wrong.append(f"  {path}: expected {_status_name(status)}, got {actual[path]}")
         if wrong:
             table = "\n".join(f"    {p}: {s}" for p, s in actual.items())
-            raise AssertionError(f"after tick {self.ticks}:\n" + "\n".join(wrong) + f"\n  all statuses:\n{table}")
+            raise AssertionError(
+                f"after tick {self.ticks}:\n" + "\n".join(wrong) + f"\n  all statuses:\n{table}"
+            )
 
     def assert_ticks(self, table: list[Mapping[str, StatusLike]]) -> None:
         """Tick once per row and check that row's statuses after the tick."""

@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field, field_validator
 from treebrain.behaviours.base import AsyncAction, Leaf, Params
 from treebrain.behaviours.ports import Port
 from treebrain.blackboard import MISSING, Condition, ConditionError, KeyType, TypeMismatch, parse_condition
+from treebrain.clock import TIME_EPSILON
 
 _LOG = logging.getLogger("treebrain.log")
 StatusName = Literal["SUCCESS", "FAILURE", "RUNNING"]
@@ -96,7 +97,7 @@ class Wait(AsyncAction):
 
     def poll(self) -> Status:
         remaining = self._deadline - self.clock.now()
-        if remaining <= 0:
+        if remaining <= TIME_EPSILON:
             return Status.SUCCESS
         self.feedback_message = f"{remaining:.2f} s left"
         return Status.RUNNING

@@ -22,6 +22,8 @@ KEY_PATTERN: Final = re.compile(
 """Absolute keys: ``/voice/command``. ``/@<node path>/...`` is reserved for subtree namespaces."""
 
 MISSING: Final = object()
+"""Marks "no value": returned by ``get(key, default=MISSING)`` for a key without a value."""
+_REQUIRED: Final = object()
 
 
 class BlackboardError(KeyError):
@@ -105,14 +107,14 @@ class Blackboard:
     def has(self, key: str) -> bool:
         return key in self._values
 
-    def get(self, key: str, reader: str = "", default: Any = MISSING) -> Any:
+    def get(self, key: str, reader: str = "", default: Any = _REQUIRED) -> Any:
         """Read a value; a key without a value raises unless a default is given."""
         if self.record_activity and reader:
             self.activity.append(Access("read", key, reader))
         try:
             return self._values[key]
         except KeyError:
-            if default is not MISSING:
+            if default is not _REQUIRED:
                 return default
             if key not in self._types:
                 raise BlackboardError(f"key {key} is not declared") from None

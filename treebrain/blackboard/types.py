@@ -195,7 +195,7 @@ def _build(name: str, args: tuple[KeyType, ...]) -> KeyType:
         return KeyType(spec, Optional[inner.annotation], (inner,), check_optional)  # noqa: UP045
     model = _MODELS.get(name)
     if model is None:
-        known = ", ".join(sorted([*_SCALARS, "any", "list", "dict", "optional", *_MODELS]))
+        known = ", ".join([*sorted([*_SCALARS, "any", "list", "dict", "optional"]), *sorted(_MODELS)])
         raise TypeSpecError(f"unknown type '{name}' (known: {known})")
     if args:
         raise TypeSpecError(f"'{name}' takes no type arguments")

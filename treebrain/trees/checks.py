@@ -52,10 +52,13 @@ def validate_options(root: NodeSpec, robot_data: YMap | None, problems: list[Pro
         model = node.kind.options if node.kind else node.leaf.Params if node.leaf else None
         if model is None:
             continue
+        known = len(problems)
         values = {
             name: substitute(value, robot_data, node.option_where(name), problems, node.path)
             for name, value in node.options.items()
         }
+        if len(problems) > known:
+            continue
         try:
             node.validated = model.model_validate(values)
         except ValidationError as error:
@@ -233,7 +236,10 @@ def check_seeds(
         flow = flows.get(key)
         where = locations.get(key, Location("<blackboard>"))
         if flow is None or (not flow.readers and not flow.writers and flow.declared is None):
-            known = ", ".join(sorted(flows)) or "none"
+            known = (
+                ", ".join(sorted(k for k, f in flows.items() if f.readers or f.writers or f.declared))
+                or "none"
+            )
             problems.append(
                 Problem(where, f"blackboard value for {key}, which the tree never uses (keys: {known})")
             )

@@ -15,7 +15,7 @@ from py_trees.behaviour import Behaviour
 from py_trees.common import Status
 
 from treebrain.blackboard import MISSING, Blackboard, Condition
-from treebrain.clock import Clock
+from treebrain.clock import TIME_EPSILON, Clock
 
 _RUNNING = Status.RUNNING
 _INVALID = Status.INVALID
@@ -142,7 +142,7 @@ class Timeout(TreeDecorator):
         self.feedback_message = ""
 
     def should_tick(self) -> bool:
-        if self.clock.now() < self.deadline:
+        if self.clock.now() < self.deadline - TIME_EPSILON:
             return True
         self.feedback_message = f"timed out after {self.seconds:g} s"
         return False
@@ -198,7 +198,7 @@ class RateLimit(TreeDecorator):
 
     def tick(self) -> Iterator[Behaviour]:
         now = self.clock.now()
-        if now + 1e-9 >= self.next_due:
+        if now + TIME_EPSILON >= self.next_due:
             self.next_due = now + self.period
             yield from self.decorated.tick()
             self.status = self.decorated.status

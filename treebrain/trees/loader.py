@@ -97,9 +97,7 @@ def compile_file(
     compiled.flows = checks.collect_flows(root, reader.declarations, seeds, problems)
     checks.check_flows(root, compiled.flows, problems)
     compiled.seeds = checks.check_seeds(compiled.flows, seeds, locations, problems)
-    compiled.initial = {
-        decl.key: decl.initial for decl in reader.declarations if decl.initial is not MISSING
-    }
+    compiled.initial = {decl.key: decl.initial for decl in reader.declarations if decl.initial is not MISSING}
     return compiled
 
 

@@ -45,7 +45,11 @@ def ascii_tree(root: NodeSpec, statuses: dict[str, str] | None = None) -> str:
 
 def dot_tree(root: NodeSpec, statuses: dict[str, str] | None = None) -> str:
     """Graphviz DOT source, one box per node, coloured by status when given."""
-    lines = ["digraph tree {", '  graph [rankdir=TB, fontname="Helvetica"];', '  node [shape=box, style="rounded,filled", fontname="Helvetica", fillcolor="#eeeeee"];']
+    lines = [
+        "digraph tree {",
+        '  graph [rankdir=TB, fontname="Helvetica"];',
+        '  node [shape=box, style="rounded,filled", fontname="Helvetica", fillcolor="#eeeeee"];',
+    ]
     for spec in root.walk():
         colour = STATUS_COLOURS.get((statuses or {}).get(spec.path, ""), "#eeeeee")
         label = _label(spec).replace("\\", "\\\\").replace('"', '\\"')
@@ -112,7 +116,7 @@ def svg_tree(root: NodeSpec, statuses: dict[str, str] | None = None) -> str:
         label = _label(node.spec)
         shown = label if len(label) <= 22 else label[:21] + "…"
         parts.append(
-            f'<g><title>{escape(node.spec.path)}</title>'
+            f"<g><title>{escape(node.spec.path)}</title>"
             f'<rect x="{node.x - NODE_WIDTH / 2:.1f}" y="{node.y:.1f}" width="{NODE_WIDTH:.0f}" height="{NODE_HEIGHT:.0f}" '
             f'rx="6" fill="{fill}" stroke="#555"/>'
             f'<text x="{node.x:.1f}" y="{node.y + NODE_HEIGHT / 2 + 4:.1f}" text-anchor="middle" fill="{text_colour}">{escape(shown)}</text></g>'

@@ -81,7 +81,7 @@ class Runner:
     def run(self) -> RunStats:
         clock = self.tree.clock
         stats = self.stats
-        next_tick = clock.now()
+        start = clock.now()
         try:
             while True:
                 started = self.timer()
@@ -98,12 +98,11 @@ class Runner:
                     break
                 if self.max_ticks is not None and stats.ticks >= self.max_ticks:
                     break
-                next_tick += self.period
-                delay = next_tick - clock.now()
+                delay = start + stats.ticks * self.period - clock.now()
                 if delay > 0:
                     clock.sleep(delay)
                 else:
-                    next_tick = clock.now()
+                    start = clock.now() - stats.ticks * self.period
         except KeyboardInterrupt:
             stats.interrupted = True
         finally:

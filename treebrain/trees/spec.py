@@ -36,6 +36,7 @@ class KeyDecl:
     type: str
     location: Location
     initial: Any = MISSING
+    local: str = ""
 
 
 @dataclass
@@ -74,6 +75,10 @@ class TreeSpec:
     root: NodeSpec | None
     declarations: list[KeyDecl]
     files: list[Path]
+
+
+def _join(parent_path: str, name: str) -> str:
+    return f"{parent_path}/{name}" if parent_path else name
 
 
 class SpecReader:
@@ -154,6 +159,7 @@ class SpecReader:
                 continue
             decl = self._declaration(scope.resolve(key), entry, where, section.value_where(key))
             if decl is not None:
+                decl.local = key
                 declared.append(decl)
         self.declarations.extend(declared)
         return declared
@@ -205,7 +211,7 @@ class SpecReader:
             self.problem(data.location, "node has no 'type:'", parent_path)
             return None
         name = self._name(data, type_name, siblings, parent_path)
-        path = f"{parent_path}/{name}" if parent_path else name
+        path = _join(parent_path, name)
         spec = NodeSpec(type_name, name, path, data.where("type"), file, scope)
         kind = STRUCTURAL_KINDS.get(type_name)
         leaf: type[Leaf] | None = self.registry.get(type_name) if kind is None else None
@@ -223,7 +229,9 @@ class SpecReader:
             self._leaf(spec, data)
         return spec
 
-    def _adopt_orphans(self, spec: NodeSpec, data: YMap, file: Path, scope: KeyScope, stack: list[Path]) -> None:
+    def _adopt_orphans(
+        self, spec: NodeSpec, data: YMap, file: Path, scope: KeyScope, stack: list[Path]
+    ) -> None:
         """Still read the children of a node of unknown type, so their problems are reported too."""
         children = data.get("children")
         nodes = list(children) if isinstance(children, YList) else []
@@ -243,13 +251,17 @@ class SpecReader:
             while name in siblings:
                 name, index = f"{base}_{index}", index + 1
         elif not isinstance(given, str) or not NAME_PATTERN.match(given):
-            self.problem(
-                data.value_where("name"), f"invalid name {given!r}: use letters, digits, _ . -", parent_path
-            )
             name = str(given).replace("/", "_")
+            self.problem(
+                data.value_where("name"),
+                f"invalid name {given!r}: use letters, digits, _ . -",
+                _join(parent_path, name),
+            )
         elif given in siblings:
-            self.problem(data.value_where("name"), f"duplicate name '{given}' among siblings", parent_path)
             name = given
+            self.problem(
+                data.value_where("name"), f"duplicate name '{given}' among siblings", _join(parent_path, name)
+            )
         else:
             name = given
         siblings.add(name)
@@ -287,7 +299,10 @@ class SpecReader:
         else:
             child = data.get("child")
             if child is None:
-                self.problem(data.location, f"{kind.name} needs exactly one node under 'child:'", spec.path)
+                if "children" not in data:
+                    self.problem(
+                        data.location, f"{kind.name} needs exactly one node under 'child:'", spec.path
+                    )
             else:
                 node = self._node(child, spec.path, file, scope, stack, set())
                 if node is not None:
@@ -297,7 +312,9 @@ class SpecReader:
         children = data.get("children")
         if not isinstance(children, YList) or not children:
             self.problem(
-                data.where("children"), f"{spec.type_name} needs a non-empty list under 'children:'", spec.path
+                data.where("children"),
+                f"{spec.type_name} needs a non-empty list under 'children:'",
+                spec.path,
             )
             return
         siblings: set[str] = set()
@@ -336,7 +353,7 @@ class SpecReader:
         for inner in valid_ports:
             local = child_scope.resolve(inner)
             if local not in declared:
-                names = ", ".join(sorted(d.key for d in root.interface)) or "none"
+                names = ", ".join(sorted(d.local for d in root.interface)) or "none"
                 self.problem(
                     ports.where(inner),
                     f"subtree {target} declares no key '{inner}' in its blackboard (declared: {names})",

@@ -1,0 +1,162 @@
+"""The runner (rate, stats, halting on Ctrl-C), the CLI commands, rendering and plugins."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from py_trees.common import Status
+
+from treebrain.behaviours import BehaviourRegistry, Leaf, register_builtin
+from treebrain.cli import main
+from treebrain.clock import FakeClock
+from treebrain.testing import TreeHarness
+from treebrain.trees import load_tree
+from treebrain.trees.runner import Runner, percentile
+
+REPO = Path(__file__).resolve().parents[2]
+DEMO = REPO / "config/robots/demo_bot.yaml"
+
+WAITING = """
+version: 1
+root:
+  type: sequence
+  name: root
+  memory: true
+  children:
+    - {type: wait, name: pause, params: {seconds: 1.0}}
+    - {type: succeed, name: done}
+"""
+
+
+def test_runner_ticks_at_the_rate_on_the_clock_until_success():
+    harness = TreeHarness.from_yaml(WAITING)
+    stats = Runner(harness.tree, hz=10).run()
+    assert stats.ticks == 11
+    assert stats.final_status == "SUCCESS"
+    assert abs(harness.clock.now() - 1.0) < 1e-9
+    assert stats.to_json()["ticks"] == 11
+
+
+def test_runner_stops_at_max_ticks_and_halts_running_nodes():
+    harness = TreeHarness.from_yaml(WAITING)
+    stats = Runner(harness.tree, hz=10, max_ticks=3).run()
+    assert (stats.ticks, stats.final_status) == (3, "RUNNING")
+    harness.assert_statuses({"root": "INVALID", "root/pause": "INVALID"})
+
+
+def test_ctrl_c_halts_every_running_node():
+    harness = TreeHarness.from_yaml(WAITING)
+
+    def interrupt(tree, stats):
+        if stats.ticks == 2:
+            raise KeyboardInterrupt
+
+    stats = Runner(harness.tree, hz=10, on_tick=interrupt).run()
+    assert stats.interrupted and stats.ticks == 2
+    harness.assert_statuses({"root/pause": "INVALID"})
+
+
+def test_overruns_count_ticks_longer_than_the_period():
+    harness = TreeHarness.from_yaml(WAITING)
+    times = iter([0.0, 0.05, 1.0, 1.2] + [2.0, 2.001] * 20)
+    stats = Runner(harness.tree, hz=10, max_ticks=3, timer=lambda: next(times)).run()
+    assert stats.overruns == 1
+    assert stats.tick_seconds[:2] == pytest.approx([0.05, 0.2])
+
+
+def test_percentile_is_nearest_rank():
+    assert percentile([], 0.5) == 0.0
+    assert percentile([3.0, 1.0, 2.0], 0.5) == 2.0
+    assert percentile([float(i) for i in range(1, 101)], 0.99) == 99.0
+
+
+def test_demo_robot_runs_to_success_on_a_fake_clock():
+    tree = load_tree(DEMO, clock=FakeClock())
+    stats = Runner(tree, hz=20).run()
+    assert stats.final_status == "SUCCESS"
+    assert tree.blackboard.get("/battery/level") == 1.0
+    assert tree.blackboard.get("/status/message") == "charging"
+
+
+def test_cli_run_writes_stats_json(tmp_path, capsys):
+    stats_path = tmp_path / "s.json"
+    code = main(
+        ["run", str(DEMO), "--hz", "200", "--max-ticks", "5", "--quiet", "--stats-json", str(stats_path)]
+    )
+    assert code == 0
+    stats = json.loads(stats_path.read_text())
+    assert set(stats) >= {"ticks", "final_status", "tick_ms_p50", "tick_ms_p99", "overruns"}
+    assert stats["ticks"] == 5 and stats["final_status"] == "RUNNING"
+
+
+def test_cli_run_set_overrides_a_blackboard_value(tmp_path):
+    stats_path = tmp_path / "s.json"
+    main(
+        [
+            "run",
+            str(DEMO),
+            "--hz",
+            "1000",
+            "--quiet",
+            "--set",
+            "/battery/level=0.1",
+            "--stats-json",
+            str(stats_path),
+        ]
+    )
+    assert json.loads(stats_path.read_text())["final_status"] == "SUCCESS"
+    assert main(["run", str(DEMO), "--quiet", "--set", "/battery/level=full"]) == 2
+
+
+def test_cli_show_formats(capsys, tmp_path):
+    assert main(["show", str(DEMO)]) == 0
+    outline = capsys.readouterr().out
+    assert outline.splitlines()[0] == "→ root"
+    assert "│       ├── [guard] low_battery" in outline
+    assert main(["show", str(DEMO), "--format", "dot"]) == 0
+    dot = capsys.readouterr().out
+    assert dot.startswith("digraph tree {") and '"root" -> "root/patrol_rounds";' in dot
+    svg_path = tmp_path / "tree.svg"
+    assert main(["show", str(DEMO), "--format", "svg", "-o", str(svg_path)]) == 0
+    svg = svg_path.read_text()
+    assert svg.startswith("<svg") and svg.count("<rect") == 18
+
+
+def test_cli_list_behaviours_json_has_ports_and_param_schemas(capsys):
+    assert main(["list-behaviours", "--json"]) == 0
+    entries = {entry["name"]: entry for entry in json.loads(capsys.readouterr().out)}
+    assert entries["wait"]["params"]["properties"]["seconds"]["type"] == "number"
+    assert entries["add"]["inputs"]["value"]["type"] == "float"
+    assert entries["add"]["outputs"]["result"]["schema"] == {"type": "number"}
+    assert entries["retry"]["kind"] == "decorator"
+    assert entries["sequence"]["kind"] == "composite"
+
+
+class Beep(Leaf):
+    """A plugin's leaf."""
+
+    type_name = "plugin.beep"
+
+    def update(self) -> Status:
+        return Status.SUCCESS
+
+
+def test_plugins_register_through_entry_points():
+    def register(registry: BehaviourRegistry) -> None:
+        registry.register(Beep)
+
+    def broken(registry: BehaviourRegistry) -> None:
+        raise RuntimeError("missing dependency")
+
+    good = SimpleNamespace(name="beeper", value="beeper:register", load=lambda: register)
+    bad = SimpleNamespace(name="broken", value="broken:register", load=lambda: broken)
+    registry = BehaviourRegistry()
+    register_builtin(registry)
+    problems = registry.load_entry_points([good, bad])
+    assert registry.get("plugin.beep") is Beep
+    assert problems == ["plugin 'broken' (broken:register) failed to register: missing dependency"]
+    harness = TreeHarness.from_yaml("version: 1\nroot: {type: plugin.beep}\n", registry=registry)
+    assert harness.tick() == Status.SUCCESS
