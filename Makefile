@@ -23,7 +23,7 @@ $(VENV)/.installed-test: pyproject.toml | $(PY)
 	touch $@
 
 demo: $(VENV)/.installed-demo
-	$(VENV)/bin/treebrain run config/robots/demo_bot.yaml --hz 20 --max-ticks 400
+	$(VENV)/bin/treebrain --log-level info run config/robots/demo_bot.yaml --hz 20 --max-ticks 400
 
 lint: $(VENV)/.installed-test
 	$(VENV)/bin/ruff check $(SOURCES)

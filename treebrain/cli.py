@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -12,6 +13,7 @@ from typing import Any
 import yaml
 from rich.console import Console
 from rich.live import Live
+from rich.logging import RichHandler
 from rich.text import Text
 
 from treebrain.errors import InputError, Problem
@@ -78,7 +80,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     try:
         if console.is_terminal and not args.quiet:
             with Live(console=console, refresh_per_second=10, transient=False) as live:
-                stats = Runner(tree, args.hz, args.max_ticks, lambda t, s: live.update(_live_view(t, s))).run()
+                stats = Runner(
+                    tree, args.hz, args.max_ticks, lambda t, s: live.update(_live_view(t, s))
+                ).run()
         else:
             stats = Runner(tree, args.hz, args.max_ticks).run()
             if not args.quiet:
@@ -132,12 +136,17 @@ def cmd_list_behaviours(args: argparse.Namespace) -> int:
         return EXIT_OK
     for entry in described:
         ports = ", ".join([*(f"in:{p}" for p in entry["inputs"]), *(f"out:{p}" for p in entry["outputs"])])
-        print(f"{entry['name']:<22} {entry['kind']:<10} {entry['summary']}" + (f"  [{ports}]" if ports else ""))
+        print(
+            f"{entry['name']:<22} {entry['kind']:<10} {entry['summary']}" + (f"  [{ports}]" if ports else "")
+        )
     return EXIT_OK
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="treebrain", description="LLM-driven robot pipelines as behaviour trees.")
+    parser = argparse.ArgumentParser(
+        prog="treebrain", description="LLM-driven robot pipelines as behaviour trees."
+    )
+    parser.add_argument("--log-level", default="warning", choices=["debug", "info", "warning", "error"])
     commands = parser.add_subparsers(dest="command", required=True)
     validate = commands.add_parser("validate", help="check robot or tree files; exit 2 listing every problem")
     validate.add_argument("files", nargs="+", type=Path)
@@ -151,7 +160,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("file", type=Path)
     run.add_argument("--hz", type=float, default=10.0, help="tick rate (default 10)")
     run.add_argument("--max-ticks", type=int, default=None)
-    run.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="initial blackboard value (YAML)")
+    run.add_argument(
+        "--set", action="append", default=[], metavar="KEY=VALUE", help="initial blackboard value (YAML)"
+    )
     run.add_argument("--stats-json", type=Path, help="write tick statistics as JSON")
     run.add_argument("--quiet", "-q", action="store_true", help="no live display")
     run.set_defaults(handler=cmd_run)
@@ -161,8 +172,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _configure_logging(level: str) -> None:
+    """Leaves log through `logging` (the `log` leaf, failures); show them above the live view."""
+    handler = RichHandler(console=Console(stderr=True), show_time=False, show_path=False)
+    logging.basicConfig(level=level.upper(), format="%(name)s: %(message)s", handlers=[handler], force=True)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    _configure_logging(args.log_level)
     try:
         code: int = args.handler(args)
     except InputError as error:
