@@ -290,7 +290,7 @@ def test_missing_files(write, tmp_path):
     )
     robot = write("robot.yaml", "robot: r1\ntree: nowhere.yaml\n")
     assert messages(tree) == [
-        f"{tree}:2:29: subtree: subtree file not found: parts/missing.yaml (looked in {tmp_path})"
+        f"{tree}:2:29: subtree: subtree file not found: parts/missing.yaml (looked for {tmp_path / 'parts/missing.yaml'})"
     ]
     assert messages(robot) == [f"{robot}:2:7: tree file not found: nowhere.yaml (looked in {tmp_path})"]
     absent = tmp_path / "absent.yaml"

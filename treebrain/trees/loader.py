@@ -86,7 +86,8 @@ def compile_file(
         Override(node_path, dict(params), Location("<overrides>"))
         for node_path, params in (overrides or {}).items()
     ]
-    checks.apply_overrides(root, [*(robot.overrides if robot else []), *api_overrides], problems)
+    ordered = [*reader.include_overrides, *(robot.overrides if robot else []), *api_overrides]
+    checks.apply_overrides(root, ordered, problems)
     checks.validate_options(root, robot.data if robot else None, problems)
     checks.add_implied_inputs(root, problems)
     seeds = {normalise_key(k): v for k, v in (robot.blackboard if robot else {}).items()}

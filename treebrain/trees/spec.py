@@ -18,6 +18,7 @@ from pydantic import BaseModel
 from treebrain.behaviours import BehaviourRegistry, Leaf
 from treebrain.blackboard import MISSING, TypeMismatch, TypeSpecError, check_key_syntax, key_type
 from treebrain.errors import Location, Problem
+from treebrain.trees.robot_file import Override
 from treebrain.trees.scope import KeyScope
 from treebrain.trees.structural import STRUCTURAL_KINDS, StructuralKind
 from treebrain.trees.yaml_source import YList, YMap, read_yaml_file
@@ -26,6 +27,16 @@ TREE_KEYS = {"version", "blackboard", "root", "description"}
 COMMON_NODE_KEYS = {"type", "name", "description"}
 LEAF_KEYS = COMMON_NODE_KEYS | {"params", "inputs", "outputs"}
 NAME_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
+SLOT_TYPE = "slot"
+PACKAGED_IDIOMS = Path(__file__).resolve().parent.parent / "idioms"
+"""``file: "@idioms/x.yaml"`` names a subtree that ships with treebrain."""
+
+
+def resolve_tree_path(including_file: Path, target: str) -> Path:
+    """A subtree path: relative to the including file, or ``@idioms/...`` inside the package."""
+    if target.startswith("@idioms/"):
+        return (PACKAGED_IDIOMS / target.removeprefix("@idioms/")).resolve()
+    return (including_file.parent / target).resolve()
 
 
 @dataclass
@@ -71,10 +82,30 @@ class NodeSpec:
 
 
 @dataclass
+class SlotFill:
+    """A node an includer puts into a subtree's ``slot``, read in the includer's file and scope."""
+
+    node: YMap
+    frame: Frame
+
+
+@dataclass
+class Frame:
+    """The file being read: where relative paths and keys resolve, and which slots it may fill."""
+
+    file: Path
+    scope: KeyScope
+    stack: list[Path]
+    slots: dict[str, SlotFill] = field(default_factory=dict)
+    used_slots: set[str] = field(default_factory=set)
+
+
+@dataclass
 class TreeSpec:
     root: NodeSpec | None
     declarations: list[KeyDecl]
     files: list[Path]
+    include_overrides: list[Override]
 
 
 def _join(parent_path: str, name: str) -> str:
@@ -89,17 +120,24 @@ class SpecReader:
         self.problems: list[Problem] = []
         self.declarations: list[KeyDecl] = []
         self.files: list[Path] = []
+        self.include_overrides: list[Override] = []
 
     def problem(self, where: Location, message: str, node_path: str = "") -> None:
         self.problems.append(Problem(where, message, node_path))
 
     # files ------------------------------------------------------------------------------------
     def read_tree(self, path: Path, where: Location | None = None) -> TreeSpec:
-        root = self._read_file(path, "", KeyScope(), [], where or Location(str(path)))
-        return TreeSpec(root, self.declarations, self.files)
+        root = self._read_file(path, "", KeyScope(), [], where or Location(str(path)), {})
+        return TreeSpec(root, self.declarations, self.files, self.include_overrides)
 
     def _read_file(
-        self, path: Path, parent_path: str, scope: KeyScope, stack: list[Path], where: Location
+        self,
+        path: Path,
+        parent_path: str,
+        scope: KeyScope,
+        stack: list[Path],
+        where: Location,
+        slots: dict[str, SlotFill],
     ) -> NodeSpec | None:
         resolved = path.resolve()
         if resolved in stack:
@@ -126,7 +164,11 @@ class SpecReader:
             if "root" in data:
                 self.problem(data.value_where("root"), "'root' must be a node mapping with a 'type'")
             return None
-        root = self._node(root_data, parent_path, path, scope, [*stack, resolved], set())
+        frame = Frame(path, scope, [*stack, resolved], slots)
+        root = self._node(root_data, parent_path, frame, set())
+        for unused in sorted(set(slots) - frame.used_slots):
+            fill = slots[unused]
+            self.problem(fill.node.location, f"{path.name} has no slot '{unused}'", parent_path)
         if root is not None:
             root.interface = declared
         return root
@@ -198,10 +240,10 @@ class SpecReader:
 
     # nodes ------------------------------------------------------------------------------------
     def _node(
-        self, data: Any, parent_path: str, file: Path, scope: KeyScope, stack: list[Path], siblings: set[str]
+        self, data: Any, parent_path: str, frame: Frame, siblings: set[str], forced_name: str | None = None
     ) -> NodeSpec | None:
         if not isinstance(data, YMap):
-            where = getattr(data, "location", Location(str(file)))
+            where = getattr(data, "location", Location(str(frame.file)))
             self.problem(
                 where, f"a node must be a mapping with 'type:', got {type(data).__name__}", parent_path
             )
@@ -210,28 +252,28 @@ class SpecReader:
         if not isinstance(type_name, str) or not type_name:
             self.problem(data.location, "node has no 'type:'", parent_path)
             return None
-        name = self._name(data, type_name, siblings, parent_path)
+        if type_name == SLOT_TYPE:
+            return self._slot(data, parent_path, frame, siblings)
+        name = forced_name or self._name(data, type_name, siblings, parent_path)
         path = _join(parent_path, name)
-        spec = NodeSpec(type_name, name, path, data.where("type"), file, scope)
+        spec = NodeSpec(type_name, name, path, data.where("type"), frame.file, frame.scope)
         kind = STRUCTURAL_KINDS.get(type_name)
         leaf: type[Leaf] | None = self.registry.get(type_name) if kind is None else None
         if kind is None and leaf is None:
-            hint = self.registry.suggest(type_name, STRUCTURAL_KINDS)
+            hint = self.registry.suggest(type_name, [*STRUCTURAL_KINDS, SLOT_TYPE])
             suffix = f" (did you mean '{hint}'?)" if hint else " (see 'treebrain list-behaviours')"
             self.problem(data.value_where("type"), f"unknown node type '{type_name}'{suffix}", path)
-            self._adopt_orphans(spec, data, file, scope, stack)
+            self._adopt_orphans(spec, data, frame)
             return spec
         if kind is not None:
             spec.kind = kind
-            self._structural(spec, data, file, scope, stack)
+            self._structural(spec, data, frame)
         else:
             spec.leaf = leaf
             self._leaf(spec, data)
         return spec
 
-    def _adopt_orphans(
-        self, spec: NodeSpec, data: YMap, file: Path, scope: KeyScope, stack: list[Path]
-    ) -> None:
+    def _adopt_orphans(self, spec: NodeSpec, data: YMap, frame: Frame) -> None:
         """Still read the children of a node of unknown type, so their problems are reported too."""
         children = data.get("children")
         nodes = list(children) if isinstance(children, YList) else []
@@ -239,7 +281,7 @@ class SpecReader:
             nodes.append(data["child"])
         siblings: set[str] = set()
         for child in nodes:
-            node = self._node(child, spec.path, file, scope, stack, siblings)
+            node = self._node(child, spec.path, frame, siblings)
             if node is not None:
                 spec.children.append(node)
 
@@ -267,7 +309,7 @@ class SpecReader:
         siblings.add(name)
         return name
 
-    def _structural(self, spec: NodeSpec, data: YMap, file: Path, scope: KeyScope, stack: list[Path]) -> None:
+    def _structural(self, spec: NodeSpec, data: YMap, frame: Frame) -> None:
         kind = spec.kind
         assert kind is not None
         child_key = "children" if kind.arity == "many" else "child"
@@ -293,9 +335,9 @@ class SpecReader:
                 spec.options[option] = data[option]
                 spec.option_locations[option] = data.value_where(option)
         if kind.name == "subtree":
-            self._subtree(spec, data, file, scope, stack)
+            self._subtree(spec, data, frame)
         elif kind.arity == "many":
-            self._children(spec, data, file, scope, stack)
+            self._children(spec, data, frame)
         else:
             child = data.get("child")
             if child is None:
@@ -304,11 +346,11 @@ class SpecReader:
                         data.location, f"{kind.name} needs exactly one node under 'child:'", spec.path
                     )
             else:
-                node = self._node(child, spec.path, file, scope, stack, set())
+                node = self._node(child, spec.path, frame, set())
                 if node is not None:
                     spec.children.append(node)
 
-    def _children(self, spec: NodeSpec, data: YMap, file: Path, scope: KeyScope, stack: list[Path]) -> None:
+    def _children(self, spec: NodeSpec, data: YMap, frame: Frame) -> None:
         children = data.get("children")
         if not isinstance(children, YList) or not children:
             self.problem(
@@ -319,11 +361,11 @@ class SpecReader:
             return
         siblings: set[str] = set()
         for child in children:
-            node = self._node(child, spec.path, file, scope, stack, siblings)
+            node = self._node(child, spec.path, frame, siblings)
             if node is not None:
                 spec.children.append(node)
 
-    def _subtree(self, spec: NodeSpec, data: YMap, file: Path, scope: KeyScope, stack: list[Path]) -> None:
+    def _subtree(self, spec: NodeSpec, data: YMap, frame: Frame) -> None:
         target = data.get("file")
         if not isinstance(target, str) or not target:
             self.problem(data.location, "subtree needs 'file:' (a tree file relative to this one)", spec.path)
@@ -340,15 +382,17 @@ class SpecReader:
                 continue
             valid_ports[inner] = outer
         where = data.value_where("file")
-        path = (file.parent / target).resolve()
+        path = resolve_tree_path(frame.file, target)
         if not path.exists():
-            self.problem(where, f"subtree file not found: {target} (looked in {file.parent})", spec.path)
+            self.problem(where, f"subtree file not found: {target} (looked for {path})", spec.path)
             return
-        child_scope = scope.child(spec.path, valid_ports)
-        root = self._read_file(path, spec.path, child_scope, stack, where)
+        child_scope = frame.scope.child(spec.path, valid_ports)
+        slots = self._slot_fills(data, frame, spec.path)
+        root = self._read_file(path, spec.path, child_scope, frame.stack, where, slots)
         if root is None:
             return
         spec.children.append(root)
+        self._include_params(data, root, spec.path)
         declared = {decl.key for decl in root.interface}
         for inner in valid_ports:
             local = child_scope.resolve(inner)
@@ -359,6 +403,70 @@ class SpecReader:
                     f"subtree {target} declares no key '{inner}' in its blackboard (declared: {names})",
                     spec.path,
                 )
+
+    def _slot_fills(self, data: YMap, frame: Frame, node_path: str) -> dict[str, SlotFill]:
+        fills = data.get("slots")
+        if fills is None:
+            return {}
+        if not isinstance(fills, YMap):
+            self.problem(
+                data.value_where("slots"), "subtree 'slots:' must map slot names to nodes", node_path
+            )
+            return {}
+        valid: dict[str, SlotFill] = {}
+        for name, node in fills.items():
+            if isinstance(node, YMap):
+                valid[name] = SlotFill(node, frame)
+            else:
+                self.problem(
+                    fills.value_where(name), f"slot '{name}' must be filled with a node mapping", node_path
+                )
+        return valid
+
+    def _slot(self, data: YMap, parent_path: str, frame: Frame, siblings: set[str]) -> NodeSpec | None:
+        """A hole in a reusable subtree, filled by the includer's node or by its `default:`."""
+        name = data.get("name")
+        if not isinstance(name, str) or not NAME_PATTERN.match(name):
+            self.problem(data.location, "a slot needs a 'name:' (letters, digits, _ . -)", parent_path)
+            return None
+        for key in data:
+            if key not in {"type", "name", "description", "default"}:
+                self.problem(
+                    data.where(key), f"unknown key '{key}' for slot (expected: default)", parent_path
+                )
+        siblings.add(name)
+        fill = frame.slots.get(name)
+        if fill is not None:
+            frame.used_slots.add(name)
+            return self._node(fill.node, parent_path, fill.frame, set(), forced_name=name)
+        default = data.get("default")
+        if default is None:
+            self.problem(
+                data.location, f"slot '{name}' is not filled and has no default", _join(parent_path, name)
+            )
+            return None
+        return self._node(default, parent_path, frame, set(), forced_name=name)
+
+    def _include_params(self, data: YMap, root: NodeSpec, node_path: str) -> None:
+        """`params:` on an include: overrides of the subtree's nodes by path relative to its root."""
+        params = data.get("params")
+        if params is None:
+            return
+        if not isinstance(params, YMap):
+            self.problem(
+                data.value_where("params"), "subtree 'params:' must map node paths to params", node_path
+            )
+            return
+        for relative, values in params.items():
+            where = params.where(relative)
+            if not isinstance(values, YMap):
+                self.problem(
+                    params.value_where(relative), f"params for '{relative}' must be a mapping", node_path
+                )
+                continue
+            target = root.path if relative in ("", ".") else _join(root.path, relative)
+            located = {name: values.value_where(name) for name in values}
+            self.include_overrides.append(Override(target, dict(values), where, located))
 
     def _bad_key(self, key: str, where: Location, node_path: str) -> bool:
         problem = check_key_syntax("/" + key.lstrip("/"))

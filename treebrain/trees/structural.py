@@ -85,6 +85,10 @@ class RateLimitOptions(Options):
 class SubtreeOptions(Options):
     file: str = Field(description="tree file, relative to the including file")
     ports: dict[str, str] = Field(default_factory=dict, description="subtree key -> parent key")
+    params: dict[str, dict[str, Any]] = Field(
+        default_factory=dict, description="node path in the subtree -> params"
+    )
+    slots: dict[str, Any] = Field(default_factory=dict, description="slot name -> node that fills it")
 
 
 @dataclass
