@@ -21,7 +21,7 @@ import py_trees
 from py_trees.common import Status
 from pydantic import BaseModel, ConfigDict
 
-from treebrain.behaviours.context import TreeContext
+from treebrain.behaviours.context import RobotSettings, TreeContext
 from treebrain.behaviours.ports import MissingInput, Port
 from treebrain.blackboard import MISSING, BlackboardError, KeyType
 
@@ -43,6 +43,28 @@ class Params(BaseModel):
 
 
 @dataclass
+class CheckEnv:
+    """What a leaf's load-time :meth:`Leaf.check` may look at besides its params."""
+
+    key_types: Mapping[str, KeyType] = field(default_factory=dict)
+    robot: RobotSettings = field(default_factory=RobotSettings)
+    option_files: Mapping[str, Path] = field(default_factory=dict)
+    source_file: Path | None = None
+
+    def resolve(self, option: str, relative: str) -> Path:
+        """A path written in param `option`, relative to the file the param was written in."""
+        return resolve_relative(self.option_files.get(option) or self.source_file, relative, self.robot)
+
+
+def resolve_relative(written_in: Path | None, relative: str, robot: RobotSettings) -> Path:
+    path = Path(relative)
+    if path.is_absolute():
+        return path
+    base = written_in.parent if written_in is not None else robot.base_dir
+    return (base / path).resolve()
+
+
+@dataclass
 class NodeSetup:
     """Everything the loader hands a behaviour: where it is, its params, its bound keys."""
 
@@ -52,14 +74,17 @@ class NodeSetup:
     input_keys: Mapping[str, str] = field(default_factory=dict)
     output_keys: Mapping[str, str] = field(default_factory=dict)
     source_file: Path | None = None
+    option_files: Mapping[str, Path] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
         return self.path.rsplit("/", 1)[-1]
 
-    @property
-    def source_dir(self) -> Path:
-        return self.source_file.parent if self.source_file else self.context.robot.base_dir
+    def resolve(self, option: str, relative: str) -> Path:
+        """A path written in param `option`, relative to the file the param was written in."""
+        return resolve_relative(
+            self.option_files.get(option) or self.source_file, relative, self.context.robot
+        )
 
 
 class Leaf(py_trees.behaviour.Behaviour):
@@ -90,8 +115,8 @@ class Leaf(py_trees.behaviour.Behaviour):
         return {}
 
     @classmethod
-    def check(cls, params: BaseModel, key_types: Mapping[str, KeyType]) -> list[str]:
-        """Problems visible only with params and the types of the bound keys (port name -> type)."""
+    def check(cls, params: BaseModel, env: CheckEnv) -> list[str]:
+        """Problems visible only with params, the bound keys' types and the robot (load time)."""
         return []
 
     @classmethod

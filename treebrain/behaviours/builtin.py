@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import logging
 import string
-from collections.abc import Mapping
 from typing import Any, Literal
 
 from py_trees.common import Status
 from pydantic import BaseModel, Field, field_validator
 
-from treebrain.behaviours.base import AsyncAction, Leaf, Params
+from treebrain.behaviours.base import AsyncAction, CheckEnv, Leaf, Params
 from treebrain.behaviours.ports import Port
-from treebrain.blackboard import MISSING, Condition, ConditionError, KeyType, TypeMismatch, parse_condition
+from treebrain.blackboard import MISSING, Condition, ConditionError, TypeMismatch, parse_condition
 from treebrain.clock import TIME_EPSILON
 
 _LOG = logging.getLogger("treebrain.log")
@@ -116,8 +115,8 @@ class SetBlackboard(Leaf):
     params: SetParams
 
     @classmethod
-    def check(cls, params: BaseModel, key_types: Mapping[str, KeyType]) -> list[str]:
-        declared = key_types.get("value")
+    def check(cls, params: BaseModel, env: CheckEnv) -> list[str]:
+        declared = env.key_types.get("value")
         if declared is None:
             return ["output 'value' must be mapped to the key to set"]
         try:
@@ -214,9 +213,9 @@ class Log(Leaf):
     params: LogParams
 
     @classmethod
-    def check(cls, params: BaseModel, key_types: Mapping[str, KeyType]) -> list[str]:
+    def check(cls, params: BaseModel, env: CheckEnv) -> list[str]:
         fields = {name for _, name, _, _ in string.Formatter().parse(getattr(params, "message", "")) if name}
-        missing = sorted(fields - set(key_types))
+        missing = sorted(fields - set(env.key_types))
         return [f"message uses {{{name}}} but no input '{name}' is mapped" for name in missing]
 
     def update(self) -> Status:

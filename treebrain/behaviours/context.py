@@ -8,6 +8,7 @@ driver). A leaf asks for one by class; it is built once per tree on first use wi
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
@@ -32,6 +33,20 @@ class RobotSettings:
         return self.file.parent if self.file else Path.cwd()
 
 
+@dataclass(frozen=True)
+class TreeEvent:
+    """Something a leaf did that people and recordings care about: an LLM call, an actuator
+    command, a notification for the user. `data` is JSON-safe."""
+
+    kind: str
+    node_path: str
+    time: float
+    data: dict[str, Any]
+
+
+EventListener = Callable[[TreeEvent], None]
+
+
 class Service(Protocol):
     """A shared helper built lazily per tree."""
 
@@ -52,6 +67,13 @@ class TreeContext:
     clock: Clock = field(default_factory=MonotonicClock)
     robot: RobotSettings = field(default_factory=RobotSettings)
     services: dict[type[Any], Any] = field(default_factory=dict)
+    listeners: list[EventListener] = field(default_factory=list)
+
+    def emit(self, kind: str, node_path: str, data: dict[str, Any]) -> None:
+        """Tell every listener (recorder, viewer, CLI) about an event."""
+        event = TreeEvent(kind, node_path, self.clock.now(), data)
+        for listener in self.listeners:
+            listener(event)
 
     def service(self, kind: type[ServiceT]) -> ServiceT:
         """Return the tree's instance of a service class, building it on first use."""

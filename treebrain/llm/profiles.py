@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from treebrain.errors import InputError, Location, Problem
+from treebrain.llm.budget import Budget
 from treebrain.llm.errors import LLMError, LLMErrorKind
 from treebrain.llm.providers.anthropic import AnthropicProvider
 from treebrain.llm.providers.base import Pricing, Provider
@@ -136,6 +137,8 @@ class LLMSection(BaseModel):
 
     default: str = "local"
     profiles: dict[str, ProfileConfig] = Field(default_factory=dict)
+    budget: Budget | None = None
+    """Limits for the whole tree (all leaves together)."""
 
     @model_validator(mode="before")
     @classmethod

@@ -1,11 +1,9 @@
-"""The ``treebrain`` command: argument parsing and printing only; the work happens in the packages."""
+"""Core commands: validate, show, run, list-behaviours."""
 
 from __future__ import annotations
 
 import argparse
 import json
-import logging
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -13,26 +11,18 @@ from typing import Any
 import yaml
 from rich.console import Console
 from rich.live import Live
-from rich.logging import RichHandler
 from rich.text import Text
 
-from treebrain.errors import InputError, Problem
+from treebrain.cli.common import EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, print_problems
+from treebrain.errors import InputError
 from treebrain.files import atomic_write_json
 from treebrain.trees import TreebrainTree, compile_file, load_tree, shared_registry, validate_file
 from treebrain.trees.render import ascii_tree, dot_tree, svg_tree
 from treebrain.trees.runner import Runner, RunStats
 from treebrain.trees.structural import STRUCTURAL_KINDS
 
-EXIT_OK, EXIT_FAILURE, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
 
-
-def _print_problems(problems: Sequence[Problem]) -> None:
-    for problem in problems:
-        print(problem, file=sys.stderr)
-    print(f"{len(problems)} problem{'s' if len(problems) != 1 else ''} found", file=sys.stderr)
-
-
-def _parse_values(assignments: Sequence[str]) -> dict[str, Any]:
+def parse_values(assignments: Sequence[str]) -> dict[str, Any]:
     values: dict[str, Any] = {}
     for assignment in assignments:
         key, sep, text = assignment.partition("=")
@@ -48,7 +38,7 @@ def _parse_values(assignments: Sequence[str]) -> dict[str, Any]:
 def cmd_validate(args: argparse.Namespace) -> int:
     problems = [problem for path in args.files for problem in validate_file(path)]
     if problems:
-        _print_problems(problems)
+        print_problems(problems)
         return EXIT_BAD_INPUT
     for path in args.files:
         print(f"{path}: ok")
@@ -75,7 +65,7 @@ def _live_view(tree: TreebrainTree, stats: RunStats) -> Text:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    tree = load_tree(args.file, values=_parse_values(args.set))
+    tree = load_tree(args.file, values=parse_values(args.set))
     console = Console()
     try:
         if console.is_terminal and not args.quiet:
@@ -142,12 +132,8 @@ def cmd_list_behaviours(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="treebrain", description="LLM-driven robot pipelines as behaviour trees."
-    )
-    parser.add_argument("--log-level", default="warning", choices=["debug", "info", "warning", "error"])
-    commands = parser.add_subparsers(dest="command", required=True)
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add validate, show, run and list-behaviours."""
     validate = commands.add_parser("validate", help="check robot or tree files; exit 2 listing every problem")
     validate.add_argument("files", nargs="+", type=Path)
     validate.set_defaults(handler=cmd_validate)
@@ -169,27 +155,3 @@ def build_parser() -> argparse.ArgumentParser:
     listing = commands.add_parser("list-behaviours", help="every node type with its ports and params")
     listing.add_argument("--json", action="store_true", help="JSON Schema of params and ports")
     listing.set_defaults(handler=cmd_list_behaviours)
-    return parser
-
-
-def _configure_logging(level: str) -> None:
-    """Leaves log through `logging` (the `log` leaf, failures); show them above the live view."""
-    handler = RichHandler(console=Console(stderr=True), show_time=False, show_path=False)
-    logging.basicConfig(level=level.upper(), format="%(name)s: %(message)s", handlers=[handler], force=True)
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    _configure_logging(args.log_level)
-    try:
-        code: int = args.handler(args)
-    except InputError as error:
-        _print_problems(error.problems)
-        return EXIT_BAD_INPUT
-    except KeyboardInterrupt:
-        return EXIT_INTERRUPTED
-    return code
-
-
-if __name__ == "__main__":
-    sys.exit(main())

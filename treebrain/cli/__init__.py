@@ -1,0 +1,54 @@
+"""The ``treebrain`` command: argument parsing and printing only; the work happens in the packages.
+
+Each module of this package adds one group of sub-commands through its ``register(commands)``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+
+from rich.console import Console
+from rich.logging import RichHandler
+
+from treebrain.cli import core
+from treebrain.cli.common import EXIT_BAD_INPUT, EXIT_INTERRUPTED, print_problems
+from treebrain.errors import InputError
+
+COMMAND_GROUPS = (core,)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="treebrain", description="LLM-driven robot pipelines as behaviour trees."
+    )
+    parser.add_argument("--log-level", default="warning", choices=["debug", "info", "warning", "error"])
+    commands = parser.add_subparsers(dest="command", required=True)
+    for group in COMMAND_GROUPS:
+        group.register(commands)
+    return parser
+
+
+def _configure_logging(level: str) -> None:
+    """Leaves log through `logging` (the `log` leaf, failures); show them above the live view."""
+    handler = RichHandler(console=Console(stderr=True), show_time=False, show_path=False)
+    logging.basicConfig(level=level.upper(), format="%(name)s: %(message)s", handlers=[handler], force=True)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    _configure_logging(args.log_level)
+    try:
+        code: int = args.handler(args)
+    except InputError as error:
+        print_problems(error.problems)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
