@@ -10,10 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
+from treebrain.behaviours import RobotSettings
+from treebrain.behaviours.base import CheckEnv
 from treebrain.blackboard import MISSING, KeyType, TypeMismatch, is_assignable, key_type
 from treebrain.errors import Location, Problem
 from treebrain.trees.robot_file import Override, substitute
@@ -186,7 +189,14 @@ def add_implied_inputs(root: NodeSpec, problems: list[Problem]) -> None:
                 )
 
 
-def check_flows(root: NodeSpec, flows: dict[str, KeyFlow], problems: list[Problem]) -> None:
+def option_files(node: NodeSpec) -> dict[str, Path]:
+    """For each param, the file it was written in (the tree, an includer, or the robot file)."""
+    return {name: Path(where.file) for name, where in node.option_locations.items() if where.file}
+
+
+def check_flows(
+    root: NodeSpec, flows: dict[str, KeyFlow], robot: RobotSettings, problems: list[Problem]
+) -> None:
     """Type-check every port against its key, and find keys read that nothing provides."""
     for flow in flows.values():
         key_kind = flow.type
@@ -223,7 +233,8 @@ def check_flows(root: NodeSpec, flows: dict[str, KeyFlow], problems: list[Proble
         bound = {
             port: flows[key].type for port, key in {**node.inputs, **node.outputs}.items() if key in flows
         }
-        for message in node.leaf.check(node.validated, bound):
+        env = CheckEnv(bound, robot, option_files(node), node.file)
+        for message in node.leaf.check(node.validated, env):
             problems.append(Problem(node.location, message, node.path))
 
 

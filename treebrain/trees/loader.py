@@ -96,7 +96,8 @@ def compile_file(
         seeds[normalise_key(key)] = value
         locations[normalise_key(key)] = Location("<--set>")
     compiled.flows = checks.collect_flows(root, reader.declarations, seeds, problems)
-    checks.check_flows(root, compiled.flows, problems)
+    robot_settings = robot.settings if robot else RobotSettings(file=source.resolve())
+    checks.check_flows(root, compiled.flows, robot_settings, problems)
     compiled.seeds = checks.check_seeds(compiled.flows, seeds, locations, problems)
     compiled.initial = {decl.key: decl.initial for decl in reader.declarations if decl.initial is not MISSING}
     return compiled
@@ -139,7 +140,8 @@ def _build(
             node = spec.kind.build(spec.name, spec.validated, children, env)
         else:
             assert spec.leaf is not None
-            setup = NodeSetup(spec.path, spec.validated, context, spec.inputs, spec.outputs, spec.file)
+            files = checks.option_files(spec)
+            setup = NodeSetup(spec.path, spec.validated, context, spec.inputs, spec.outputs, spec.file, files)
             node = spec.leaf(setup)
     nodes[spec.path] = node
     return node
