@@ -47,6 +47,7 @@ class FakeClock:
     def __init__(self, start: float = 0.0) -> None:
         self._now = start
         self._changed = threading.Condition()
+        self._parked: dict[int, float] = {}
 
     def now(self) -> float:
         with self._changed:
@@ -62,13 +63,25 @@ class FakeClock:
     def sleep(self, seconds: float) -> None:
         self.advance(max(0.0, seconds))
 
+    @property
+    def waiters(self) -> int:
+        """Threads blocked in :meth:`wait_until` whose deadline is still ahead (parked for good, until
+        time moves); threads whose deadline has passed are waking up and do not count."""
+        with self._changed:
+            return sum(1 for deadline in self._parked.values() if deadline > self._now)
+
     def wait_until(
         self, deadline: float, cancelled: threading.Event | None = None, poll_s: float = 0.05
     ) -> bool:
         """Block the calling thread until fake time reaches `deadline`; False when cancelled first."""
+        token = threading.get_ident()
         with self._changed:
-            while self._now < deadline:
-                if cancelled is not None and cancelled.is_set():
-                    return False
-                self._changed.wait(poll_s)
-            return True
+            self._parked[token] = deadline
+            try:
+                while self._now < deadline:
+                    if cancelled is not None and cancelled.is_set():
+                        return False
+                    self._changed.wait(poll_s)
+                return True
+            finally:
+                del self._parked[token]

@@ -15,16 +15,18 @@ from __future__ import annotations
 import fnmatch
 import shutil
 import tempfile
+import time
 import weakref
 from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+import yaml
 from py_trees.behaviour import Behaviour
 from py_trees.common import Status
 
-from treebrain.behaviours import BehaviourRegistry, NodeSetup, TreeContext
+from treebrain.behaviours import AsyncAction, BehaviourRegistry, NodeSetup, TreeContext
 from treebrain.behaviours.builtin import StatusScript, StatusScriptParams
 from treebrain.clock import FakeClock
 from treebrain.trees import TreebrainTree, load_tree
@@ -95,8 +97,16 @@ class TreeHarness:
         return cls(tree, fake, period, made, _workdir)
 
     @classmethod
-    def from_yaml(cls, text: str, *, files: Mapping[str, str] | None = None, **options: Any) -> TreeHarness:
-        """Load a tree from YAML text; `files` are extra files (subtrees) beside it, by relative name."""
+    def from_yaml(
+        cls,
+        text: str,
+        *,
+        files: Mapping[str, str] | None = None,
+        robot: Mapping[str, Any] | None = None,
+        **options: Any,
+    ) -> TreeHarness:
+        """Load a tree from YAML text; `files` are extra files (subtrees, prompts) beside it, by
+        relative name; `robot` makes it run as a robot file with these sections (llm, limits, ...)."""
         workdir = Path(tempfile.mkdtemp(prefix="treebrain-test-"))
         for name, content in (files or {}).items():
             target = workdir / name
@@ -104,6 +114,9 @@ class TreeHarness:
             target.write_text(content, encoding="utf-8")
         main = workdir / "tree.yaml"
         main.write_text(text, encoding="utf-8")
+        if robot is not None:
+            main = workdir / "robot.yaml"
+            main.write_text(yaml.safe_dump({"robot": "test", "tree": "tree.yaml", **robot}), encoding="utf-8")
         try:
             return cls.from_file(main, _workdir=workdir, **options)
         except BaseException:
@@ -131,7 +144,23 @@ class TreeHarness:
             self.tree.tick()
             self.ticks += 1
             self.clock.advance(self.period)
+            self.settle()
         return self.tree.root.status
+
+    def settle(self, limit_s: float = 5.0) -> None:
+        """Wait (in real time) until background work either finished or waits for fake time to pass.
+
+        LLM calls and other actions run on worker threads; this makes the next tick see a
+        deterministic state: a call with latency still pending, a call without latency done.
+        """
+        actions = [node for node in self.tree.nodes.values() if isinstance(node, AsyncAction)]
+        deadline = time.monotonic() + limit_s
+        while time.monotonic() < deadline:
+            busy = sum(1 for action in actions if action.busy())
+            if busy <= self.clock.waiters:
+                return
+            time.sleep(0.0005)
+        raise AssertionError(f"background work did not settle within {limit_s} s")
 
     def halt(self) -> None:
         self.tree.halt()

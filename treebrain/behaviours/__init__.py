@@ -8,8 +8,13 @@ from treebrain.behaviours.registry import BehaviourRegistry
 
 
 def register_builtin(registry: BehaviourRegistry) -> None:
-    """Register every leaf that ships with treebrain."""
+    """Register every leaf that ships with treebrain (imported here so the core stays light)."""
+    from treebrain.behaviours.idiom_leaves import IDIOM_BEHAVIOURS
+    from treebrain.behaviours.llm_leaves import LLM_BEHAVIOURS
+
     registry.register_all(BUILTIN_BEHAVIOURS)
+    registry.register_all(LLM_BEHAVIOURS)
+    registry.register_all(IDIOM_BEHAVIOURS)
 
 
 def default_registry() -> BehaviourRegistry:

@@ -96,6 +96,8 @@ class Leaf(py_trees.behaviour.Behaviour):
     outputs: ClassVar[Mapping[str, Port]] = {}
     variadic_inputs: ClassVar[bool] = False
     """When true, any extra input port name may be mapped (typed ``any``): e.g. template variables."""
+    variadic_outputs: ClassVar[bool] = False
+    """When true, any output port name may be mapped (typed ``any``)."""
 
     def __init__(self, setup: NodeSetup) -> None:
         super().__init__(setup.name)
@@ -209,6 +211,10 @@ class AsyncAction(Leaf):
 
     def cancel(self) -> None:
         """Stop the work in flight; called at most once per start, never after completion."""
+
+    def busy(self) -> bool:
+        """Whether work started by this action is still going on in the background (tests wait on it)."""
+        return False
 
     def update(self) -> Status:
         if not self._started:

@@ -199,6 +199,32 @@ class Add(Leaf):
         return Status.SUCCESS
 
 
+class Increment(Leaf):
+    """Adds one to an integer counter (an unset counter counts as 0): attempts, rounds, laps."""
+
+    type_name = "increment"
+    inputs = {"value": Port("int", "the counter", default=0)}
+    outputs = {"result": Port("int", "the counter plus one")}
+
+    def update(self) -> Status:
+        result = int(self.read("value")) + 1
+        self.write("result", result)
+        self.feedback_message = str(result)
+        return Status.SUCCESS
+
+
+class Clear(Leaf):
+    """Removes the values of every key mapped to its outputs (any names): no stale data from a previous run."""
+
+    type_name = "clear"
+    variadic_outputs = True
+
+    def update(self) -> Status:
+        for key in self._output_keys.values():
+            self.blackboard.unset(key, self.path)
+        return Status.SUCCESS
+
+
 class LogParams(Params):
     message: str = Field(description="text with {port} fields filled from the mapped inputs")
     level: Literal["debug", "info", "warning", "error"] = "info"
@@ -237,5 +263,7 @@ BUILTIN_BEHAVIOURS: tuple[type[Leaf], ...] = (
     SetBlackboard,
     CheckBlackboard,
     Add,
+    Increment,
+    Clear,
     Log,
 )
