@@ -197,3 +197,17 @@ root:
     harness.tick(2)
     assert harness.status("choose") == Status.FAILURE
     assert harness.value("/error").startswith("arguments of 'go_to' do not match its schema")
+
+
+def test_slow_llm_robot_runs_with_the_safety_branch_ticking_every_tick(tmp_path):
+    import json as json_module
+    from pathlib import Path
+
+    from treebrain.cli import main
+
+    robot = Path(__file__).resolve().parents[2] / "config/robots/slow_llm_bot.yaml"
+    stats_path = tmp_path / "s.json"
+    assert main(["run", str(robot), "--hz", "20", "--quiet", "--stats-json", str(stats_path)]) == 0
+    stats = json_module.loads(stats_path.read_text())
+    assert stats["final_status"] == "SUCCESS"
+    assert 38 <= stats["ticks"] <= 46  # 2 s of latency at 20 Hz
