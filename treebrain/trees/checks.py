@@ -162,7 +162,8 @@ def _node_uses(node: NodeSpec, flow: Any) -> None:
             KeyUse(node.path, port, kind, node.port_locations.get(f"inputs.{port}", node.location))
         )
     for port, key in node.outputs.items():
-        kind = key_type(leaf.outputs[port].type)
+        declared_output = leaf.outputs.get(port)
+        kind = key_type(declared_output.type) if declared_output else key_type("any")
         flow(key).writers.append(
             KeyUse(node.path, port, kind, node.port_locations.get(f"outputs.{port}", node.location))
         )

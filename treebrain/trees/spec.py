@@ -491,7 +491,7 @@ class SpecReader:
         elif params is not None:
             self.problem(data.value_where("params"), "'params' must be a mapping", spec.path)
         spec.inputs = self._ports(spec, data, "inputs", leaf.inputs, leaf.variadic_inputs)
-        spec.outputs = self._ports(spec, data, "outputs", leaf.outputs, False)
+        spec.outputs = self._ports(spec, data, "outputs", leaf.outputs, leaf.variadic_outputs)
 
     def _ports(
         self, spec: NodeSpec, data: YMap, section: str, declared: Any, variadic: bool
