@@ -218,4 +218,4 @@ class Watchdog(Leaf):
         return Status.SUCCESS
 
 
-IDIOM_BEHAVIOURS = (RuleValidate, MergeIssues, ThreePassReport, Copy, Timestamp, Notify, Watchdog)
+BEHAVIOURS = (RuleValidate, MergeIssues, ThreePassReport, Copy, Timestamp, Notify, Watchdog)

@@ -389,4 +389,4 @@ class ToolChoice(LLMAction):
         return Status.SUCCESS
 
 
-LLM_BEHAVIOURS = (Generate, Validate, ToolChoice)
+BEHAVIOURS = (Generate, Validate, ToolChoice)

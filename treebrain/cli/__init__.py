@@ -1,23 +1,30 @@
 """The ``treebrain`` command: argument parsing and printing only; the work happens in the packages.
 
-Each module of this package adds one group of sub-commands through its ``register(commands)``.
+Each module of this package adds one group of sub-commands through its ``register(commands)``;
+a module may also add ``treebrain eval <name>`` sub-commands through ``register_eval(evaluations)``.
+Modules are found by name, so adding a domain's commands touches no shared file.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import logging
+import pkgutil
 import sys
 from collections.abc import Sequence
+from types import ModuleType
 
 from rich.console import Console
 from rich.logging import RichHandler
 
-from treebrain.cli import core
 from treebrain.cli.common import EXIT_BAD_INPUT, EXIT_INTERRUPTED, print_problems
 from treebrain.errors import InputError
 
-COMMAND_GROUPS = (core,)
+
+def command_modules() -> list[ModuleType]:
+    names = sorted(info.name for info in pkgutil.iter_modules(__path__) if info.name != "common")
+    return [importlib.import_module(f"{__name__}.{name}") for name in names]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -26,8 +33,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--log-level", default="warning", choices=["debug", "info", "warning", "error"])
     commands = parser.add_subparsers(dest="command", required=True)
-    for group in COMMAND_GROUPS:
-        group.register(commands)
+    modules = command_modules()
+    for module in modules:
+        if hasattr(module, "register"):
+            module.register(commands)
+    evaluations = [module for module in modules if hasattr(module, "register_eval")]
+    if evaluations:
+        evaluate = commands.add_parser("eval", help="evaluate a pipeline on its labelled suite")
+        kinds = evaluate.add_subparsers(dest="evaluation", required=True)
+        for module in evaluations:
+            module.register_eval(kinds)
     return parser
 
 
