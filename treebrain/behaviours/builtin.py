@@ -7,11 +7,12 @@ import string
 from typing import Any, Literal
 
 from py_trees.common import Status
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field
 
 from treebrain.behaviours.base import AsyncAction, CheckEnv, Leaf, Params
 from treebrain.behaviours.ports import Port
-from treebrain.blackboard import MISSING, Condition, ConditionError, TypeMismatch, parse_condition
+from treebrain.blackboard import MISSING, Condition, TypeMismatch, parse_condition
+from treebrain.blackboard.conditions import ConditionText
 from treebrain.clock import TIME_EPSILON
 
 _LOG = logging.getLogger("treebrain.log")
@@ -131,16 +132,9 @@ class SetBlackboard(Leaf):
 
 
 class CheckParams(Params):
-    condition: str = Field(description="e.g. '/battery/level >= 0.2', '/flag', 'not /flag', '/goal is set'")
-
-    @field_validator("condition")
-    @classmethod
-    def _parses(cls, text: str) -> str:
-        try:
-            parse_condition(text)
-        except ConditionError as error:
-            raise ValueError(str(error)) from None
-        return text
+    condition: ConditionText = Field(
+        description="e.g. '/battery/level >= 0.2', '/flag', 'not /flag', '/goal is set'"
+    )
 
 
 class CheckBlackboard(Leaf):

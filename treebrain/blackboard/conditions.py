@@ -12,9 +12,10 @@ import operator
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
 import yaml
+from pydantic import AfterValidator
 
 from treebrain.blackboard.store import MISSING, check_key_syntax, normalise_key
 
@@ -78,6 +79,19 @@ class Condition:
     def describe(self, value: Any) -> str:
         shown = "<no value>" if value is MISSING else repr(value)
         return f"{self.text} (value {shown})"
+
+
+def checked_condition(text: str) -> str:
+    """Pydantic validator for condition params: the text stays, a bad condition is a ValueError."""
+    try:
+        parse_condition(text)
+    except ConditionError as error:
+        raise ValueError(str(error)) from None
+    return text
+
+
+ConditionText = Annotated[str, AfterValidator(checked_condition)]
+"""A params field holding a condition, checked when the tree is loaded."""
 
 
 def parse_condition(text: str) -> Condition:

@@ -19,8 +19,9 @@ from treebrain.behaviours import RobotSettings
 from treebrain.behaviours.base import CheckEnv
 from treebrain.blackboard import MISSING, KeyType, TypeMismatch, is_assignable, key_type
 from treebrain.errors import Location, Problem
+from treebrain.trees.declarations import KeyDecl
 from treebrain.trees.robot_file import Override, substitute
-from treebrain.trees.spec import KeyDecl, NodeSpec
+from treebrain.trees.spec import NodeSpec
 from treebrain.trees.yaml_source import YMap
 
 

@@ -16,14 +16,14 @@ from typing import Any
 from pydantic import BaseModel
 
 from treebrain.behaviours import BehaviourRegistry, Leaf
-from treebrain.blackboard import MISSING, TypeMismatch, TypeSpecError, check_key_syntax, key_type
+from treebrain.blackboard import check_key_syntax
 from treebrain.errors import Location, Problem
+from treebrain.trees.declarations import KeyDecl, check_layout, read_declarations
 from treebrain.trees.robot_file import Override
 from treebrain.trees.scope import KeyScope
 from treebrain.trees.structural import STRUCTURAL_KINDS, StructuralKind
 from treebrain.trees.yaml_source import YList, YMap, read_yaml_file
 
-TREE_KEYS = {"version", "blackboard", "root", "description"}
 COMMON_NODE_KEYS = {"type", "name", "description"}
 LEAF_KEYS = COMMON_NODE_KEYS | {"params", "inputs", "outputs"}
 NAME_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
@@ -37,17 +37,6 @@ def resolve_tree_path(including_file: Path, target: str) -> Path:
     if target.startswith("@idioms/"):
         return (PACKAGED_IDIOMS / target.removeprefix("@idioms/")).resolve()
     return (including_file.parent / target).resolve()
-
-
-@dataclass
-class KeyDecl:
-    """A key declared in a tree file's ``blackboard:`` section."""
-
-    key: str
-    type: str
-    location: Location
-    initial: Any = MISSING
-    local: str = ""
 
 
 @dataclass
@@ -157,8 +146,9 @@ class SpecReader:
                 Location(str(path), 1, 1), "a tree file must be a mapping with 'version: 1' and 'root:'"
             )
             return None
-        self._check_layout(data, path)
-        declared = self._declarations(data, scope)
+        check_layout(data, path, self.problems)
+        declared = read_declarations(data, scope, self.problems)
+        self.declarations.extend(declared)
         root_data = data.get("root")
         if not isinstance(root_data, YMap):
             if "root" in data:
@@ -172,71 +162,6 @@ class SpecReader:
         if root is not None:
             root.interface = declared
         return root
-
-    def _check_layout(self, data: YMap, path: Path) -> None:
-        for key in data:
-            if key not in TREE_KEYS:
-                expected = ", ".join(sorted(TREE_KEYS))
-                self.problem(data.where(key), f"unknown top-level key '{key}' (expected one of: {expected})")
-        if "version" not in data:
-            self.problem(data.location, "missing 'version: 1'")
-        elif data["version"] != 1:
-            self.problem(data.value_where("version"), f"unsupported version {data['version']!r} (expected 1)")
-        if "root" not in data:
-            self.problem(data.location, f"missing 'root:' node in {path.name}")
-
-    def _declarations(self, data: YMap, scope: KeyScope) -> list[KeyDecl]:
-        section = data.get("blackboard")
-        if section is None:
-            return []
-        if not isinstance(section, YMap):
-            self.problem(data.value_where("blackboard"), "'blackboard' must map keys to types")
-            return []
-        declared: list[KeyDecl] = []
-        for key, entry in section.items():
-            where = section.where(key)
-            problem = check_key_syntax("/" + key.lstrip("/"))
-            if problem:
-                self.problem(where, problem)
-                continue
-            decl = self._declaration(scope.resolve(key), entry, where, section.value_where(key))
-            if decl is not None:
-                decl.local = key
-                declared.append(decl)
-        self.declarations.extend(declared)
-        return declared
-
-    def _declaration(self, key: str, entry: Any, where: Location, value_where: Location) -> KeyDecl | None:
-        initial: Any = MISSING
-        if isinstance(entry, str):
-            spec = entry
-        elif isinstance(entry, YMap):
-            unknown = set(entry) - {"type", "initial", "description"}
-            for extra in sorted(unknown):
-                self.problem(
-                    entry.where(extra),
-                    f"unknown key '{extra}' in declaration (expected type, initial, description)",
-                )
-            spec = entry.get("type", "")
-            if not isinstance(spec, str) or not spec:
-                self.problem(entry.location, f"declaration of {key} needs 'type:'")
-                return None
-            initial = entry.get("initial", MISSING)
-        else:
-            self.problem(value_where, f"declaration of {key} must be a type name or {{type:, initial:}}")
-            return None
-        try:
-            declared = key_type(spec)
-        except TypeSpecError as error:
-            self.problem(value_where, str(error))
-            return None
-        if initial is not MISSING:
-            try:
-                initial = declared.validate(initial)
-            except TypeMismatch as mismatch:
-                self.problem(value_where, f"initial value of {key}: {mismatch}")
-                return None
-        return KeyDecl(key, declared.spec, where, initial)
 
     # nodes ------------------------------------------------------------------------------------
     def _node(

@@ -14,9 +14,10 @@ from typing import Any, Literal
 import py_trees
 from py_trees.behaviour import Behaviour
 from py_trees.common import ParallelPolicy, Status
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from treebrain.blackboard import Blackboard, ConditionError, parse_condition
+from treebrain.blackboard import Blackboard, parse_condition
+from treebrain.blackboard.conditions import ConditionText
 from treebrain.clock import Clock
 from treebrain.trees import decorators
 
@@ -66,16 +67,7 @@ class OneShotOptions(Options):
 
 
 class GuardOptions(Options):
-    condition: str = Field(description="condition on one key, e.g. '/battery/level > 0.2'")
-
-    @field_validator("condition")
-    @classmethod
-    def _parses(cls, text: str) -> str:
-        try:
-            parse_condition(text)
-        except ConditionError as error:
-            raise ValueError(str(error)) from None
-        return text
+    condition: ConditionText = Field(description="condition on one key, e.g. '/battery/level > 0.2'")
 
 
 class RateLimitOptions(Options):
