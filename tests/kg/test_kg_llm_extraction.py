@@ -1,0 +1,69 @@
+from __future__ import annotations
+
+from treebrain.kg.config import KitchenConfig
+from treebrain.kg.llm_extraction import build_extraction_prompt, extraction_schema, parse_extraction
+from treebrain.kg.models import Extraction, Narration, UpdateType
+
+
+def test_prompt_and_schema(kitchen: KitchenConfig) -> None:
+    narration = Narration(
+        id="n", start=8.85, end=9.36, text="Stretch the left hand inside the cupboard to reach the oats"
+    )
+    prompt = build_extraction_prompt(kitchen.templates, narration)
+    assert prompt.system.startswith("You read one narrated kitchen action")
+    assert [message.content for message in prompt.messages] == [
+        'Narration (8.85s to 9.36s): "Stretch the left hand inside the cupboard to reach the oats"'
+    ]
+    assert prompt.json_schema == extraction_schema()
+    assert extraction_schema()["required"] == [
+        "food",
+        "action",
+        "location",
+        "location_role",
+        "hand",
+        "new_instance",
+    ]
+
+
+def test_answers_are_folded_through_the_vocabulary(kitchen: KitchenConfig) -> None:
+    answer = {
+        "food": "Milk Cartons",
+        "action": "Pick Up",
+        "location": "the refrigerator",
+        "location_role": "source",
+        "hand": "left",
+        "new_instance": False,
+    }
+    check = parse_extraction(answer, kitchen.vocabulary)
+    assert check.errors == ()
+    assert check.extraction == Extraction(
+        verb="pick up",
+        verb_type=UpdateType.TAKE,
+        food="milk",
+        food_phrase="milk cartons",
+        location="fridge",
+        location_role="source",
+        hand="left",
+        target_kind="food",
+    )
+    zone_only = parse_extraction({**answer, "food": None, "action": "open"}, kitchen.vocabulary)
+    assert zone_only.extraction is not None
+    assert (zone_only.extraction.target_kind, zone_only.extraction.state_after) == ("zone", "open")
+
+
+def test_bad_answers_are_explained(kitchen: KitchenConfig) -> None:
+    check = parse_extraction(
+        {"food": 3, "action": "", "location_role": "inside", "hand": "both", "new_instance": "yes"},
+        kitchen.vocabulary,
+    )
+    assert check.extraction is None
+    assert check.errors == (
+        "action must name the verb of the narration (e.g. 'pick up')",
+        "food must be a string or null",
+        "location_role must be one of source, destination, place or null, not 'inside'",
+        "hand must be 'left', 'right' or null, not 'both'",
+        "new_instance must be true or false",
+    )
+    assert parse_extraction("nope", kitchen.vocabulary).errors == (
+        "the answer is not valid JSON (Expecting value at line 1 column 1); answer with one JSON object",
+    )

@@ -1,0 +1,89 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from treebrain.errors import InputError
+from treebrain.kg.models import UpdateType
+from treebrain.kg.vocabulary import Vocabulary, load_vocabulary
+
+
+@pytest.mark.parametrize(
+    ("written", "expected"),
+    [
+        ("TAKE", UpdateType.TAKE),
+        ("create_new", UpdateType.CREATE_NEW),
+        ("TURN", UpdateType.MODIFY_STATE),
+        ("OPEN", UpdateType.MODIFY_STATE),
+        ("POUR", UpdateType.MODIFY_STATE),
+        ("pick up", UpdateType.TAKE),
+        ("PICK_UP", UpdateType.TAKE),
+        ("put-down", UpdateType.PLACE),
+        ("Create", UpdateType.CREATE_NEW),
+        ("STATE_CHANGE", UpdateType.MODIFY_STATE),
+        ("DANCE", None),
+    ],
+)
+def test_update_type_normalisation(vocabulary: Vocabulary, written: str, expected: UpdateType | None) -> None:
+    assert vocabulary.update_type(written) == expected
+
+
+@pytest.mark.parametrize(
+    ("phrase", "zone"),
+    [
+        ("the Refrigerator", ("fridge", "appliance")),
+        ("bottom shelf of the cupboard", ("lower shelf", "storage")),
+        ("zone_fridge_1", ("fridge", "appliance")),
+        ("fruit bowl", ("fruit bowl", "storage")),
+        ("the frying pans", ("pan", "container")),
+        ("", ("unknown place", "storage")),
+    ],
+)
+def test_zone_for(vocabulary: Vocabulary, phrase: str, zone: tuple[str, str]) -> None:
+    assert vocabulary.zone_for(phrase) == zone
+
+
+def test_food_synonyms_fold_to_one_name(vocabulary: Vocabulary) -> None:
+    assert vocabulary.names.canonical("Carton of Milk") == "milk"
+    assert vocabulary.names.canonical("cherry tomatoes") == "tomato"
+    assert vocabulary.food_phrases["teabag"] == "tea bag"
+
+
+def _write(directory: Path, verbs: str, foods: str, locations: str) -> tuple[Path, Path, Path]:
+    paths = (directory / "verbs.yaml", directory / "foods.yaml", directory / "locations.yaml")
+    for path, text in zip(paths, (verbs, foods, locations), strict=True):
+        path.write_text(text)
+    return paths
+
+
+def test_clashing_phrases_are_located(tmp_path: Path, kitchen_dir: Path) -> None:
+    verbs, foods, locations = _write(
+        tmp_path,
+        "verbs:\n  - {verb: take, type: TAKE}\n  - {verb: Take, type: PLACE}\n",
+        "foods:\n  milk: [milk bottle]\n  mug: [cup, Milk Bottle]\n  cup: []\n",
+        (kitchen_dir / "locations.yaml").read_text(),
+    )
+    with pytest.raises(InputError) as raised:
+        load_vocabulary(verbs, foods, locations)
+    assert [str(problem) for problem in raised.value.problems] == [
+        f"{verbs}:3:12: verbs[1].verb: 'Take' is already listed at verbs[0].verb",
+        f"{foods}:3:9: foods.mug[0]: 'cup' is already listed at foods.cup",
+        f"{foods}:3:14: foods.mug[1]: 'Milk Bottle' is already listed at foods.milk[0]",
+    ]
+
+
+def test_every_file_is_checked_before_failing(tmp_path: Path) -> None:
+    verbs, foods, locations = _write(
+        tmp_path,
+        "verbs:\n  - {verb: take, type: GRAB}\n",
+        "foods: [milk]\n",
+        "default_zone_type: storage\nzones: {}\nhands: {left: [left hand]}\nprepositions: {source: [from, off]}\n",
+    )
+    with pytest.raises(InputError) as raised:
+        load_vocabulary(verbs, foods, locations)
+    assert [str(problem) for problem in raised.value.problems] == [
+        f"{verbs}:2:24: verbs[0].type: Input should be 'CREATE_NEW', 'TAKE', 'PLACE' or 'MODIFY_STATE' (got 'GRAB')",
+        f"{foods}:1:8: foods: Input should be a valid dictionary",
+        f"{locations}:4:31: prepositions.source[1]: Input should be a valid string (got False)",
+    ]

@@ -1,0 +1,173 @@
+"""The kitchen pipeline's configuration bundle (``config/kitchen/kitchen.yaml``), loaded once.
+
+It ties together the vocabulary files, the prompt templates, the few-shot examples, the narration
+column mapping and the retrieval and retry settings. Each few-shot example describes a small graph;
+loading builds that graph, runs the real extraction, retrieval and validator on the example, and
+renders it with the real request template, so an example can never drift from what the pipeline
+does (an example answer the validator would reject is a located load error).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import Field
+
+from treebrain.errors import InputError, Problem
+from treebrain.kg.documents import load_yaml, load_yaml_model, validate_model
+from treebrain.kg.extraction import extract_entities
+from treebrain.kg.graph import KitchenGraph
+from treebrain.kg.models import ChatMessage, Frozen, HandSlot, Interaction, Narration
+from treebrain.kg.narrations import ColumnMapping
+from treebrain.kg.prompting import PromptTemplates, load_templates, render_request
+from treebrain.kg.retrieval import RetrievalSettings, retrieve_candidates
+from treebrain.kg.sourcemap import SourceMap
+from treebrain.kg.validation import validate_update
+from treebrain.kg.vocabulary import Vocabulary, load_vocabulary
+
+T = TypeVar("T")
+
+
+class VocabularyFiles(Frozen):
+    verbs: str = "verbs.yaml"
+    foods: str = "foods.yaml"
+    locations: str = "locations.yaml"
+
+
+class KitchenFile(Frozen):
+    """``kitchen.yaml``; paths are relative to the file itself."""
+
+    vocabulary: VocabularyFiles = VocabularyFiles()
+    few_shot: str = "few_shot.yaml"
+    prompts: str = "prompts"
+    narration_columns: ColumnMapping = ColumnMapping()
+    retrieval: RetrievalSettings = RetrievalSettings()
+    max_attempts: int = Field(default=3, ge=1, le=10)
+
+
+class ExampleFood(Frozen):
+    """A food in a few-shot example's graph: at a zone (by name) or in a hand."""
+
+    food_id: str = Field(pattern=r"^food_[a-z0-9_]+_[0-9]+$")
+    name: str
+    state: str = "unknown"
+    quantity: str = "unknown"
+    zone: str | None = None
+    hand: HandSlot | None = None
+    history: list[Interaction] = []
+
+
+class FewShotExample(Frozen):
+    title: str
+    narration: Narration
+    foods: list[ExampleFood] = []
+    answer: dict[str, Any]
+
+
+class FewShotFile(Frozen):
+    examples: list[FewShotExample] = Field(min_length=1)
+
+
+@dataclass(frozen=True)
+class KitchenConfig:
+    """Everything the kitchen stage functions need besides the graph and the narration."""
+
+    vocabulary: Vocabulary
+    templates: PromptTemplates
+    examples: tuple[FewShotExample, ...]
+    columns: ColumnMapping
+    retrieval: RetrievalSettings
+    max_attempts: int
+
+    def new_graph(self) -> KitchenGraph:
+        """An empty graph that folds food synonyms the way this kitchen's vocabulary does."""
+        return KitchenGraph(self.vocabulary.names)
+
+
+def load_kitchen_config(path: str | Path) -> KitchenConfig:
+    """Load ``kitchen.yaml`` and everything it names; InputError lists every problem found."""
+    settings = load_yaml_model(KitchenFile, path)
+    base = Path(path).parent
+    problems: list[Problem] = []
+    vocabulary = _collect(
+        problems,
+        lambda: load_vocabulary(
+            base / settings.vocabulary.verbs,
+            base / settings.vocabulary.foods,
+            base / settings.vocabulary.locations,
+        ),
+    )
+    templates = _collect(problems, lambda: load_templates(base / settings.prompts))
+    few_shot = _collect(problems, lambda: load_yaml(base / settings.few_shot))
+    if vocabulary is None or templates is None or few_shot is None:
+        raise InputError(problems)
+    data, source = few_shot
+    examples = validate_model(FewShotFile, data, source).examples
+    turns: list[ChatMessage] = []
+    for index, example in enumerate(examples):
+        turns += _example_turns(example, vocabulary, templates, settings.retrieval, source, index, problems)
+    if problems:
+        raise InputError(problems)
+    return KitchenConfig(
+        vocabulary=vocabulary,
+        templates=replace(templates, few_shot=tuple(turns)),
+        examples=tuple(examples),
+        columns=settings.narration_columns,
+        retrieval=settings.retrieval,
+        max_attempts=settings.max_attempts,
+    )
+
+
+def _collect(problems: list[Problem], load: Callable[[], T]) -> T | None:
+    """Run one loader, moving its problems into `problems` so all files are checked in one pass."""
+    try:
+        return load()
+    except InputError as error:
+        problems.extend(error.problems)
+        return None
+
+
+def example_graph(example: FewShotExample, vocabulary: Vocabulary) -> KitchenGraph:
+    """The small graph a few-shot example describes."""
+    kg = KitchenGraph(vocabulary.names)
+    for food in example.foods:
+        zone_id = kg.ensure_zone(*vocabulary.zone_for(food.zone))[0] if food.zone else None
+        before = example.narration.start
+        attributes = {
+            "name": food.name,
+            "state": food.state,
+            "quantity": food.quantity,
+            "first_seen": min((entry.start for entry in food.history), default=before),
+            "last_seen": max((entry.end for entry in food.history), default=before),
+            "hand": food.hand,
+            "last_zone": None,
+            "history": list(food.history),
+        }
+        kg.restore_food(food.food_id, attributes, zone_id)
+    return kg
+
+
+def _example_turns(
+    example: FewShotExample,
+    vocabulary: Vocabulary,
+    templates: PromptTemplates,
+    settings: RetrievalSettings,
+    source: SourceMap,
+    index: int,
+    problems: list[Problem],
+) -> list[ChatMessage]:
+    kg = example_graph(example, vocabulary)
+    extraction = extract_entities(example.narration.text, vocabulary)
+    retrieval = retrieve_candidates(kg, extraction, settings)
+    check = validate_update(example.answer, example.narration, extraction, retrieval, kg, vocabulary)
+    for error in check.errors:
+        problems.append(
+            source.problem(("examples", index, "answer"), f"the validator rejects this answer: {error}")
+        )
+    request = render_request(templates, example.narration, extraction, retrieval)
+    answer = json.dumps(example.answer, ensure_ascii=False)
+    return [ChatMessage(role="user", content=request), ChatMessage(role="assistant", content=answer)]

@@ -1,0 +1,303 @@
+"""The kitchen knowledge graph: food and zone nodes on networkx, with indexes for fast retrieval.
+
+Food nodes (``food_<name>_<n>``) carry name, state, quantity, hand slot (when held), first/last seen
+and their interaction history; a food at a zone has one ``located_in`` edge to the zone node
+(``zone_<name>_<n>``). That edge is the only record of a food's zone, so location cannot disagree
+with itself. Indexes by canonical name and by head noun (each bucket kept sorted by last-seen time),
+by zone name and by hand slot mean retrieval and updates never scan the graph or even a whole
+bucket: finding the newest foods of a name costs microseconds with 10,000 foods.
+
+The class keeps its invariants (one food per hand slot, a held food has no zone); deciding what to
+do when a narration would break one is the executor's job (`execution.py`).
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Collection, Iterator
+from typing import Any
+
+import networkx as nx
+
+from treebrain.kg.models import FoodView, HandSlot, Interaction, MatchKind, ZoneView
+from treebrain.kg.names import NameResolver, SynonymResolver, normalise_phrase, slug
+
+LOCATED_IN = "located_in"
+
+
+class KitchenGraph:
+    """Foods, zones and histories, with name/synonym, zone and hand indexes kept in step."""
+
+    def __init__(self, names: NameResolver | None = None) -> None:
+        self.names: NameResolver = names or SynonymResolver()
+        self.graph: Any = nx.DiGraph(events=[])
+        self._by_name: dict[str, list[tuple[float, str]]] = {}
+        self._by_head: dict[str, list[tuple[float, str]]] = {}
+        self._keys: dict[str, tuple[str, str]] = {}
+        self._zones_by_name: dict[str, str] = {}
+        self._hands: dict[HandSlot, str] = {}
+        self._next_number: dict[str, int] = {}
+
+    # ----- creating nodes -------------------------------------------------------------------------
+    def add_food(
+        self, name: str, *, state: str = "unknown", quantity: str = "unknown", seen_at: float = 0.0
+    ) -> str:
+        """Create a food node and return its new id ``food_<name>_<n>``."""
+        food_id = self._new_id("food", name)
+        self._insert_food(
+            food_id,
+            name=name,
+            state=state,
+            quantity=quantity,
+            first_seen=seen_at,
+            last_seen=seen_at,
+            hand=None,
+            last_zone=None,
+            history=[],
+        )
+        return food_id
+
+    def restore_food(self, food_id: str, attributes: dict[str, Any], zone_id: str | None) -> None:
+        """Insert a food read from a saved graph (already validated), keeping its id."""
+        self._insert_food(food_id, **attributes)
+        self._count_existing_id(food_id)
+        if zone_id is not None:
+            self.graph.add_edge(food_id, zone_id, relation=LOCATED_IN)
+
+    def _insert_food(
+        self,
+        food_id: str,
+        *,
+        name: str,
+        state: str,
+        quantity: str,
+        first_seen: float,
+        last_seen: float,
+        hand: HandSlot | None,
+        last_zone: str | None,
+        history: list[Interaction],
+    ) -> None:
+        self.graph.add_node(
+            food_id,
+            kind="food",
+            name=name,
+            state=state,
+            quantity=quantity,
+            hand=None,
+            last_zone=last_zone,
+            first_seen=first_seen,
+            last_seen=last_seen,
+            history=history,
+        )
+        keys = (self.names.canonical(name), self.names.head(name))
+        self._keys[food_id] = keys
+        for bucket in self._buckets(food_id):
+            bisect.insort(bucket, (last_seen, food_id))
+        if hand is not None:
+            self.hold(food_id, hand)
+
+    def add_zone(
+        self, name: str, zone_type: str, state: str = "unknown", history: list[Interaction] | None = None
+    ) -> str:
+        """Create a zone node and return its id ``zone_<name>_<n>``."""
+        zone_id = self._new_id("zone", name)
+        self.restore_zone(zone_id, name, zone_type, state, history or [])
+        return zone_id
+
+    def restore_zone(
+        self, zone_id: str, name: str, zone_type: str, state: str, history: list[Interaction]
+    ) -> None:
+        """Insert a zone read from a saved graph, keeping its id."""
+        self.graph.add_node(
+            zone_id, kind="zone", name=name, zone_type=zone_type, state=state, history=history
+        )
+        self._zones_by_name.setdefault(normalise_phrase(name), zone_id)
+        self._count_existing_id(zone_id)
+
+    def ensure_zone(self, name: str, zone_type: str) -> tuple[str, bool]:
+        """The zone called `name`, created if missing; the flag says whether it was created."""
+        existing = self.zone_named(name)
+        if existing is not None:
+            return existing, False
+        return self.add_zone(name, zone_type), True
+
+    def _new_id(self, kind: str, name: str) -> str:
+        prefix = f"{kind}_{slug(name)}"
+        number = self._next_number.get(prefix, 1)
+        self._next_number[prefix] = number + 1
+        return f"{prefix}_{number}"
+
+    def _count_existing_id(self, node_id: str) -> None:
+        prefix, _, number = node_id.rpartition("_")
+        self._next_number[prefix] = max(self._next_number.get(prefix, 1), int(number) + 1)
+
+    # ----- lookups --------------------------------------------------------------------------------
+    def has_food(self, food_id: str) -> bool:
+        return bool(self.graph.nodes.get(food_id, {}).get("kind") == "food")
+
+    def has_zone(self, zone_id: str) -> bool:
+        return bool(self.graph.nodes.get(zone_id, {}).get("kind") == "zone")
+
+    def zone_named(self, name: str) -> str | None:
+        """The id of the zone whose name normalises like `name`, if any."""
+        return self._zones_by_name.get(normalise_phrase(name))
+
+    def foods_named(self, name: str, limit: int | None = None, exclude: Collection[str] = ()) -> list[str]:
+        """Foods whose canonical name is that of `name` (synonyms folded), most recently seen first."""
+        return _newest(self._by_name.get(self.names.canonical(name), []), limit, exclude)
+
+    def foods_similar(self, name: str, limit: int | None = None, exclude: Collection[str] = ()) -> list[str]:
+        """Foods sharing the head noun of `name` (a looser match), most recently seen first."""
+        return _newest(self._by_head.get(self.names.head(name), []), limit, exclude)
+
+    def name_keys(self, food_id: str) -> tuple[str, str]:
+        """The food's canonical name and head noun, as indexed."""
+        return self._keys[food_id]
+
+    def food_names(self) -> list[str]:
+        """Every canonical food name in the graph."""
+        return [name for name, bucket in self._by_name.items() if bucket]
+
+    def same_food_name(self, first: str, second: str) -> bool:
+        """Whether two names denote the same kind of food (synonyms folded)."""
+        return self.names.canonical(first) == self.names.canonical(second)
+
+    def hands(self) -> dict[HandSlot, str]:
+        """Which food each occupied hand slot holds."""
+        return dict(self._hands)
+
+    def hand_of(self, food_id: str) -> HandSlot | None:
+        hand: HandSlot | None = self.graph.nodes[food_id]["hand"]
+        return hand
+
+    def zone_of(self, food_id: str) -> str | None:
+        return next(iter(self.graph.succ[food_id]), None)
+
+    def last_zone_of(self, food_id: str) -> str | None:
+        """The zone the food was at before it was last picked up (for putting it back)."""
+        zone: str | None = self.graph.nodes[food_id]["last_zone"]
+        return zone
+
+    def last_seen(self, food_id: str) -> float:
+        seen: float = self.graph.nodes[food_id]["last_seen"]
+        return seen
+
+    def food_ids(self) -> Iterator[str]:
+        return (node for node, kind in self.graph.nodes(data="kind") if kind == "food")
+
+    def zone_ids(self) -> Iterator[str]:
+        return (node for node, kind in self.graph.nodes(data="kind") if kind == "zone")
+
+    def food_count(self) -> int:
+        return len(self._keys)
+
+    def view(self, food_id: str, recent: int = 3, match: MatchKind = "") -> FoodView:
+        """A read-only view of one food with its `recent` latest interactions.
+
+        Built without re-validation (``model_construct``): the graph's own data is already valid,
+        and this runs several times per narration.
+        """
+        node = self.graph.nodes[food_id]
+        zone_id = self.zone_of(food_id)
+        history: list[Interaction] = node["history"]
+        return FoodView.model_construct(
+            food_id=food_id,
+            name=node["name"],
+            state=node["state"],
+            quantity=node["quantity"],
+            zone_id=zone_id,
+            zone_name=self.graph.nodes[zone_id]["name"] if zone_id else None,
+            hand=node["hand"],
+            first_seen=node["first_seen"],
+            last_seen=node["last_seen"],
+            interaction_count=len(history),
+            recent=tuple(history[-recent:]) if recent > 0 else (),
+            match=match,
+        )
+
+    def zone_view(self, zone_id: str) -> ZoneView:
+        node = self.graph.nodes[zone_id]
+        return ZoneView(zone_id=zone_id, name=node["name"], zone_type=node["zone_type"], state=node["state"])
+
+    def history(self, node_id: str) -> list[Interaction]:
+        """The full interaction history of a food or zone, oldest first."""
+        return list(self.graph.nodes[node_id]["history"])
+
+    def events(self) -> list[Interaction]:
+        """Narrations that touched neither a known food nor a zone (kept so none is lost)."""
+        return list(self.graph.graph["events"])
+
+    # ----- changes --------------------------------------------------------------------------------
+    def hold(self, food_id: str, hand: HandSlot) -> None:
+        """Put a food into a free hand slot (it leaves its zone, which is remembered)."""
+        holder = self._hands.get(hand)
+        if holder is not None and holder != food_id:
+            raise ValueError(f"the {hand} hand already holds {holder}")
+        self._release_hand(food_id)
+        zone_id = self.zone_of(food_id)
+        if zone_id is not None:
+            self.graph.nodes[food_id]["last_zone"] = zone_id
+            self.graph.remove_edge(food_id, zone_id)
+        self.graph.nodes[food_id]["hand"] = hand
+        self._hands[hand] = food_id
+
+    def put_at(self, food_id: str, zone_id: str) -> None:
+        """Move a food to a zone (out of any hand)."""
+        self.forget_location(food_id)
+        self.graph.add_edge(food_id, zone_id, relation=LOCATED_IN)
+
+    def forget_location(self, food_id: str) -> None:
+        """The food is neither held nor at a known zone any more."""
+        self._release_hand(food_id)
+        zone_id = self.zone_of(food_id)
+        if zone_id is not None:
+            self.graph.nodes[food_id]["last_zone"] = zone_id
+            self.graph.remove_edge(food_id, zone_id)
+
+    def _release_hand(self, food_id: str) -> None:
+        node = self.graph.nodes[food_id]
+        if node["hand"] is not None:
+            del self._hands[node["hand"]]
+            node["hand"] = None
+
+    def set_properties(self, food_id: str, state: str | None = None, quantity: str | None = None) -> None:
+        node = self.graph.nodes[food_id]
+        if state is not None:
+            node["state"] = state
+        if quantity is not None:
+            node["quantity"] = quantity
+
+    def record(self, food_id: str, interaction: Interaction) -> None:
+        """Append to a food's history and move its last-seen time forward (re-sorting its buckets)."""
+        node = self.graph.nodes[food_id]
+        node["history"].append(interaction)
+        seen = node["last_seen"]
+        if interaction.end > seen:
+            for bucket in self._buckets(food_id):
+                del bucket[bisect.bisect_left(bucket, (seen, food_id))]
+                bisect.insort(bucket, (interaction.end, food_id))
+            node["last_seen"] = interaction.end
+
+    def _buckets(self, food_id: str) -> tuple[list[tuple[float, str]], list[tuple[float, str]]]:
+        canonical, head = self._keys[food_id]
+        return self._by_name.setdefault(canonical, []), self._by_head.setdefault(head, [])
+
+    def record_zone(self, zone_id: str, interaction: Interaction, state: str | None = None) -> None:
+        node = self.graph.nodes[zone_id]
+        node["history"].append(interaction)
+        if state is not None:
+            node["state"] = state
+
+    def record_event(self, interaction: Interaction) -> None:
+        self.graph.graph["events"].append(interaction)
+
+
+def _newest(bucket: list[tuple[float, str]], limit: int | None, exclude: Collection[str]) -> list[str]:
+    """Ids from a bucket sorted by last-seen time, newest first, skipping `exclude`, at most `limit`."""
+    found: list[str] = []
+    for _, food_id in reversed(bucket):
+        if food_id not in exclude:
+            found.append(food_id)
+            if limit is not None and len(found) >= limit:
+                break
+    return found

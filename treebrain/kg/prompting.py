@@ -1,0 +1,182 @@
+"""Building the update prompt: system text, few-shot turns, context, retry feedback, JSON Schema.
+
+Templates are Jinja2 files under ``config/kitchen/prompts/``, compiled once when the kitchen config
+loads. Few-shot examples are rendered with the *same* request template as real narrations (once, at
+load), so the examples show the model exactly the format it will be asked in. A retry prompt adds a
+CORRECTION section with the attempt number and the previous attempt's errors; the caller's inputs
+are never changed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from pydantic import Field
+
+from treebrain.errors import InputError, Location, Problem
+from treebrain.kg.models import (
+    HAND_ORDER,
+    ChatMessage,
+    Extraction,
+    Frozen,
+    LlmPrompt,
+    Narration,
+    UpdateType,
+)
+from treebrain.kg.retrieval import Retrieval
+
+TEMPLATE_NAMES = ("update_system", "update_request", "extract_system", "extract_request")
+
+
+class RetryFeedback(Frozen):
+    """What attempt k is told about attempt k-1."""
+
+    attempt: int = Field(ge=2)
+    max_attempts: int = Field(ge=2)
+    errors: tuple[str, ...]
+    previous_answer: str
+
+
+@dataclass(frozen=True)
+class PromptTemplates:
+    """The compiled prompt templates and the rendered few-shot turns."""
+
+    update_system: jinja2.Template
+    update_request: jinja2.Template
+    extract_system: jinja2.Template
+    extract_request: jinja2.Template
+    few_shot: tuple[ChatMessage, ...] = ()
+
+
+def seconds(value: float) -> str:
+    """Seconds as short text: 21.4 -> "21.4", 22.0 -> "22"."""
+    return f"{value:.3f}".rstrip("0").rstrip(".")
+
+
+def load_templates(directory: str | Path) -> PromptTemplates:
+    """Compile the four templates; a missing file or a syntax error is an InputError with its line."""
+    environment = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(directory)),
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,
+        keep_trailing_newline=False,
+    )
+    environment.filters["seconds"] = seconds
+    compiled: dict[str, jinja2.Template] = {}
+    problems: list[Problem] = []
+    for name in TEMPLATE_NAMES:
+        path = Path(directory) / f"{name}.j2"
+        try:
+            compiled[name] = environment.get_template(f"{name}.j2")
+        except jinja2.TemplateNotFound:
+            problems.append(Problem(Location(str(path)), "prompt template not found"))
+        except jinja2.TemplateSyntaxError as error:
+            message = f"template syntax error: {error.message}"
+            problems.append(Problem(Location(str(path), error.lineno), message))
+    if problems:
+        raise InputError(problems)
+    return PromptTemplates(
+        update_system=compiled["update_system"],
+        update_request=compiled["update_request"],
+        extract_system=compiled["extract_system"],
+        extract_request=compiled["extract_request"],
+    )
+
+
+def render_request(
+    templates: PromptTemplates,
+    narration: Narration,
+    extraction: Extraction,
+    retrieval: Retrieval,
+    feedback: RetryFeedback | None = None,
+) -> str:
+    """The user message for one narration (also used to render the few-shot examples)."""
+    hands = dict.fromkeys(HAND_ORDER, "nothing")
+    for food in retrieval.held:
+        if food.hand is not None:
+            hands[food.hand] = f"{food.food_id} ({food.name})"
+    return templates.update_request.render(
+        narration=narration, extraction=extraction, retrieval=retrieval, hands=hands, feedback=feedback
+    ).strip()
+
+
+def build_update_prompt(
+    templates: PromptTemplates,
+    narration: Narration,
+    extraction: Extraction,
+    retrieval: Retrieval,
+    feedback: RetryFeedback | None = None,
+) -> LlmPrompt:
+    """System text, few-shot turns and the request; the schema only allows offered food ids."""
+    request = ChatMessage(
+        role="user", content=render_request(templates, narration, extraction, retrieval, feedback)
+    )
+    offered = [food.food_id for food in (*retrieval.candidates, *retrieval.held)]
+    return LlmPrompt(
+        system=templates.update_system.render().strip(),
+        messages=(*templates.few_shot, request),
+        json_schema=update_answer_schema(offered),
+    )
+
+
+def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
+    return {"anyOf": [schema, {"type": "null"}]}
+
+
+def update_answer_schema(offered_food_ids: Sequence[str]) -> dict[str, Any]:
+    """JSON Schema of the update answer; target_food_id may only be an offered id (or null).
+
+    Every property is required and nullable, which suits both strict structured-output modes and
+    grammar-constrained local decoding.
+    """
+    text = {"type": "string"}
+    target = (
+        _nullable({"type": "string", "enum": sorted(set(offered_food_ids))})
+        if offered_food_ids
+        else {"type": "null"}
+    )
+    new_food = {
+        "type": "object",
+        "properties": {"name": text, "state": text, "quantity": text},
+        "required": ["name", "state", "quantity"],
+        "additionalProperties": False,
+    }
+    updates = {
+        "type": "object",
+        "properties": {
+            "location": _nullable(text),
+            "hand": _nullable({"type": "string", "enum": ["left", "right"]}),
+            "state": _nullable(text),
+            "quantity": _nullable(text),
+        },
+        "required": ["location", "hand", "state", "quantity"],
+        "additionalProperties": False,
+    }
+    history = {
+        "type": "object",
+        "properties": {
+            "start_time": {"type": "number"},
+            "end_time": {"type": "number"},
+            "action": text,
+            "narration_text": text,
+            "location_context": text,
+        },
+        "required": ["start_time", "end_time", "action", "narration_text", "location_context"],
+        "additionalProperties": False,
+    }
+    return {
+        "type": "object",
+        "properties": {
+            "update_type": {"type": "string", "enum": [kind.value for kind in UpdateType]},
+            "target_food_id": target,
+            "new_food_info": _nullable(new_food),
+            "updates": updates,
+            "history_entry": history,
+        },
+        "required": ["update_type", "target_food_id", "new_food_info", "updates", "history_entry"],
+        "additionalProperties": False,
+    }

@@ -1,0 +1,57 @@
+"""KG retrieval: which existing food nodes a narration may be about.
+
+Candidates come from the graph's name/synonym index (never a scan): foods with the extracted name,
+held ones first, then the most recently seen. When no exact name matches, foods sharing the head
+noun are offered as "similar"; when the narration names no food at all ("stir it"), the held foods
+are the candidates. The hands' contents always travel with the result as context for the prompt.
+"""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from treebrain.kg.graph import KitchenGraph
+from treebrain.kg.models import HAND_ORDER, Extraction, FoodView, Frozen, MatchKind
+
+
+class RetrievalSettings(Frozen):
+    """How many candidates to offer and how much of each one's history to show."""
+
+    candidates: int = Field(default=5, ge=1, le=50)
+    recent_interactions: int = Field(default=3, ge=0, le=20)
+
+
+class Retrieval(Frozen):
+    """The candidates for one narration (best first) and what each hand holds."""
+
+    candidates: tuple[FoodView, ...] = ()
+    held: tuple[FoodView, ...] = ()
+
+    def matching(self) -> tuple[FoodView, ...]:
+        """Candidates found by name (exact or similar), not merely because they are held."""
+        return tuple(food for food in self.candidates if food.match in ("name", "similar"))
+
+
+def retrieve_candidates(
+    kg: KitchenGraph, extraction: Extraction, settings: RetrievalSettings | None = None
+) -> Retrieval:
+    """Candidate food nodes for a narration: in hand first, then most recently seen."""
+    limits = settings or RetrievalSettings()
+    recent = limits.recent_interactions
+    hands = kg.hands()
+    held_ids = [hands[slot] for slot in HAND_ORDER if slot in hands]
+    held = tuple(kg.view(food_id, recent, "in_hand") for food_id in held_ids)
+    if extraction.food is None:
+        by_recency = sorted(held, key=lambda food: -food.last_seen)
+        return Retrieval(candidates=tuple(by_recency[: limits.candidates]), held=held)
+    canonical, head = kg.names.canonical(extraction.food), kg.names.head(extraction.food)
+    match: MatchKind = "name"
+    held_matching = [food.food_id for food in held if kg.name_keys(food.food_id)[0] == canonical]
+    others = kg.foods_named(extraction.food, limit=limits.candidates, exclude=held_ids)
+    if not held_matching and not others:
+        match = "similar"
+        held_matching = [food.food_id for food in held if kg.name_keys(food.food_id)[1] == head]
+        others = kg.foods_similar(extraction.food, limit=limits.candidates, exclude=held_ids)
+    in_hand = sorted(held_matching, key=lambda food_id: -kg.last_seen(food_id))
+    chosen = (in_hand + others)[: limits.candidates]
+    return Retrieval(candidates=tuple(kg.view(food_id, recent, match) for food_id in chosen), held=held)
