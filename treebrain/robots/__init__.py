@@ -1,0 +1,1 @@
+"""Arm drivers: the five primitives, the robot's limits, the cell model, and drivers by type name."""

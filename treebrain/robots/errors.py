@@ -1,0 +1,11 @@
+"""Errors of the robot layer, kept apart so the world model and the drivers can both raise them."""
+
+from __future__ import annotations
+
+
+class DriverError(RuntimeError):
+    """A driver refused a command or cannot reach its arm; the message says why, for a person."""
+
+
+class ActionRefusedError(DriverError):
+    """The command is impossible in the current scene (an empty stack, a drop in free space, ...)."""

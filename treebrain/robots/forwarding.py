@@ -1,0 +1,97 @@
+"""Bookkeeping shared by drivers that forward commands to an outside executor (a file, a socket).
+
+Such a driver cannot see the cell, but it still knows the pose and speed it commanded, so it checks
+every command against the arm's limits before it leaves the process, numbers the commands, tracks
+the one in flight and its deadline, and updates the commanded scene only once the executor reports
+the command done.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from treebrain.clock import Clock
+from treebrain.robots.commands import ArmCommand, describe
+from treebrain.robots.driver import DriverState, DriverStatus
+from treebrain.robots.errors import DriverError
+from treebrain.robots.limits import ArmLimits, Pose
+from treebrain.robots.workcell import ArmScene, apply_command
+
+
+class ForwardingParams(BaseModel):
+    """Where the arm starts and how fast, for the commanded-pose bookkeeping."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    start_pose: Pose = Pose(x_mm=350.0, y_mm=0.0, z_mm=450.0)
+    speed_mm_s: float = Field(default=250.0, gt=0)
+
+
+@dataclass(frozen=True)
+class InFlight:
+    """The command an outside executor is working on."""
+
+    seq: int
+    command: ArmCommand
+    after: ArmScene
+    sent_at: float
+
+
+class ForwardedCommands:
+    """Numbers commands, checks limits, and remembers the command in flight."""
+
+    def __init__(self, source: str, params: ForwardingParams, *, clock: Clock, limits: ArmLimits) -> None:
+        self._clock = clock
+        self._limits = limits
+        self._scene = ArmScene(
+            source=source, objects_known=False, pose=params.start_pose, speed_mm_s=params.speed_mm_s
+        )
+        self._last_seq = 0
+        self.in_flight: InFlight | None = None
+        self.status = DriverStatus("idle")
+
+    def begin(self, command: ArmCommand) -> InFlight:
+        """Admit `command` (DriverError if busy or beyond limits) and mark it in flight."""
+        if self.in_flight is not None:
+            raise DriverError(
+                f"the arm is busy with {describe(self.in_flight.command)}: wait for it or stop first"
+            )
+        after = apply_command(self._scene, command, self._limits)
+        self._last_seq += 1
+        self.in_flight = InFlight(self._last_seq, command, after, self._clock.now())
+        self.status = DriverStatus("busy", f"command #{self._last_seq} sent", describe(command))
+        return self.in_flight
+
+    def next_seq(self) -> int:
+        """A fresh number for a message that is not a command (a stop)."""
+        self._last_seq += 1
+        return self._last_seq
+
+    def finish(self, state: DriverState, message: str = "") -> None:
+        """End the command in flight; only a finished command moves the commanded scene."""
+        flight = self.in_flight
+        if flight is None:
+            return
+        if state == "done":
+            self._scene = flight.after
+        self.in_flight = None
+        self.status = DriverStatus(state, message, describe(flight.command))
+
+    def overdue(self, timeout_s: float) -> bool:
+        flight = self.in_flight
+        return flight is not None and self._clock.now() - flight.sent_at > timeout_s
+
+    def elapsed(self) -> float:
+        flight = self.in_flight
+        return 0.0 if flight is None else self._clock.now() - flight.sent_at
+
+    def stopped(self) -> None:
+        if self.in_flight is None:
+            self.status = DriverStatus("stopped", "stop requested while idle", self.status.command)
+        else:
+            self.finish("stopped", "stop sent to the executor")
+
+    def scene(self) -> ArmScene:
+        return self._scene.model_copy(deep=True)

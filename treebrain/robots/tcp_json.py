@@ -1,0 +1,106 @@
+"""A file bridge to Unity or RobotStudio: each command replaces ``tcp_commands.json`` atomically.
+
+The bridge on the other side polls the file and sees a whole message or the previous one, never a
+half-written one. Message: ``{"protocol": "treebrain.tcp_commands", "version": 1, "seq": N,
+"stop": false, "command": {"name": "move_to", ...}}``; a stop is ``"stop": true`` with no command.
+
+When ``ack_path`` is set the bridge answers in that file with ``{"seq": N, "state":
+"done"|"failed"|"busy", "message": "..."}`` and a command fails after ``ack_timeout_s`` without an
+answer; without it, a command counts as done after ``dwell_s`` seconds on the clock.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field
+
+from treebrain.clock import Clock
+from treebrain.files import atomic_write_json
+from treebrain.robots.commands import ArmCommand
+from treebrain.robots.driver import DriverStatus
+from treebrain.robots.errors import DriverError
+from treebrain.robots.forwarding import ForwardedCommands, ForwardingParams
+from treebrain.robots.limits import ArmLimits
+from treebrain.robots.workcell import ArmScene
+
+PROTOCOL = "treebrain.tcp_commands"
+
+
+class TcpJsonParams(ForwardingParams):
+    """``driver.params`` for the ``tcp_json`` driver; paths are relative to the robot file."""
+
+    path: str = "tcp_commands.json"
+    ack_path: str | None = None
+    ack_timeout_s: float = Field(default=30.0, gt=0)
+    dwell_s: float = Field(default=0.0, ge=0)
+
+
+class TcpJsonBridge:
+    """Implements :class:`treebrain.robots.driver.ArmDriver` over a command file."""
+
+    def __init__(self, params: TcpJsonParams, *, clock: Clock, limits: ArmLimits, base_dir: Path) -> None:
+        self._params = params
+        self.path = base_dir / params.path
+        self.ack_path = None if params.ack_path is None else base_dir / params.ack_path
+        self._commands = ForwardedCommands("tcp_json", params, clock=clock, limits=limits)
+
+    def send(self, command: ArmCommand) -> None:
+        self.poll()
+        flight = self._commands.begin(command)
+        try:
+            self._write(flight.seq, stop=False, command=command.model_dump())
+        except DriverError:
+            self._commands.finish("failed", f"could not write {self.path}")
+            raise
+
+    def poll(self) -> DriverStatus:
+        flight = self._commands.in_flight
+        if flight is None:
+            return self._commands.status
+        if self.ack_path is None:
+            if self._commands.elapsed() >= self._params.dwell_s:
+                self._commands.finish("done")
+            return self._commands.status
+        answer = _read_ack(self.ack_path)
+        if answer.get("seq") == flight.seq and answer.get("state") in ("done", "failed"):
+            self._commands.finish(answer["state"], str(answer.get("message", "")))
+        elif self._commands.overdue(self._params.ack_timeout_s):
+            self._commands.finish(
+                "failed",
+                f"no answer to command #{flight.seq} in {self.ack_path} "
+                f"within {self._params.ack_timeout_s:g} s",
+            )
+        return self._commands.status
+
+    def stop(self) -> None:
+        try:
+            self._write(self._commands.next_seq(), stop=True, command=None)
+        finally:
+            self._commands.stopped()
+
+    def scene(self) -> ArmScene:
+        return self._commands.scene()
+
+    def close(self) -> None:
+        """Nothing is held open between commands."""
+
+    def _write(self, seq: int, *, stop: bool, command: dict[str, Any] | None) -> None:
+        message = {"protocol": PROTOCOL, "version": 1, "seq": seq, "stop": stop, "command": command}
+        try:
+            atomic_write_json(self.path, message)
+        except OSError as error:
+            raise DriverError(
+                f"cannot write the command file {self.path}: {error.strerror or error}"
+            ) from None
+
+
+def _read_ack(path: Path) -> dict[str, Any]:
+    """The bridge's latest answer, or {} while there is none or it is being rewritten."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}

@@ -1,0 +1,177 @@
+"""Creative commands: Python assigns one option of each of two axes before the LLM sees the prompt.
+
+The LLM cannot fall back on a favourite archetype: it receives a concrete combination (a spatial
+structure and an ingredient logic) and must execute it. Contradictory pairs (a palindrome in a
+random order) are redrawn, at most ``max_redraws`` times, with an injectable RNG so tests are exact;
+when a command names ingredients, the ingredient axis is forced to ``constrained`` with those items.
+"""
+
+from __future__ import annotations
+
+import random
+from itertools import pairwise
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from treebrain.voice.documents import read_document
+from treebrain.voice.steps import Step
+
+_TIMES = "\u00d7"  # the multiplication sign of the seed's reasoning format
+
+
+class AxisOption(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    instruction: str
+
+
+class CreativeAxes(BaseModel):
+    """The whole ``creative_axes.yaml``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    spatial: list[AxisOption] = Field(min_length=1)
+    ingredient: list[AxisOption] = Field(min_length=2)
+    incompatible: dict[str, list[str]] = Field(default_factory=dict)
+    constrained: str = "constrained"
+    max_redraws: int = Field(default=10, ge=0)
+
+    def compatible(self, spatial: str, ingredient: str) -> bool:
+        return ingredient not in self.incompatible.get(spatial, [])
+
+
+class CreativeAssignment(BaseModel):
+    """The combination the LLM must follow, and how many draws it took."""
+
+    model_config = ConfigDict(frozen=True)
+
+    spatial: str
+    spatial_instruction: str
+    ingredient: str
+    ingredient_instruction: str
+    constrained_items: list[str] = Field(default_factory=list)
+    draws: int = 1
+
+    def reasoning_prefix(self) -> str:
+        """The start every creative_reasoning must have (the seed's axis format)."""
+        return f"Axis 1: {self.spatial} {_TIMES} Axis 2: {self.ingredient} \u2014 "
+
+
+def draw_axes(axes: CreativeAxes, named_items: list[str], rng: random.Random) -> CreativeAssignment:
+    """One compatible combination; named items force the constrained ingredient logic."""
+    ingredient_by_name = {option.name: option for option in axes.ingredient}
+    free_choices = [option for option in axes.ingredient if option.name != axes.constrained]
+    forced = ingredient_by_name.get(axes.constrained) if named_items else None
+    spatial = rng.choice(axes.spatial)
+    ingredient = forced or rng.choice(free_choices)
+    draws = 1
+    while not axes.compatible(spatial.name, ingredient.name) and draws <= axes.max_redraws:
+        spatial = rng.choice(axes.spatial)
+        ingredient = forced or rng.choice(free_choices)
+        draws += 1
+    if not axes.compatible(spatial.name, ingredient.name):
+        # The redraw budget is spent: keep the spatial choice and take its first compatible partner.
+        candidates = [forced] if forced else free_choices
+        partner = next((option for option in candidates if axes.compatible(spatial.name, option.name)), None)
+        if partner is None:
+            spatial = next(option for option in axes.spatial if axes.compatible(option.name, ingredient.name))
+        else:
+            ingredient = partner
+    instruction = ingredient.instruction
+    if forced is not None:
+        instruction = f"{instruction} Use only: {', '.join(named_items)}."
+    return CreativeAssignment(
+        spatial=spatial.name,
+        spatial_instruction=spatial.instruction,
+        ingredient=ingredient.name,
+        ingredient_instruction=instruction,
+        constrained_items=list(named_items) if forced is not None else [],
+        draws=draws,
+    )
+
+
+def axis_violations(
+    assignment: CreativeAssignment, sequence: list[Step], available_items: list[str]
+) -> list[str]:
+    """How a creative sequence departs from its assigned axes (checkable options only).
+
+    Layers are the ``add_layer`` items, split into builds at each ``set_active_zone``; ``all_one``
+    and ``doubled`` hold per build, the other options over all layers. Orders that are a matter of
+    taste (``random_ordered``, ``category_grouped``) are not judged.
+    """
+    builds = _builds(sequence)
+    layers = [item for _, items in builds for item in items]
+    zones = {zone for zone, _ in builds}
+    distinct = set(layers)
+    problems: list[str] = []
+    spatial = assignment.spatial
+    if spatial in ("single_tall", "single_short", "palindrome", "inverted") and len(zones) > 1:
+        problems.append(f"{spatial}: uses {len(zones)} zones, one expected")
+    if spatial == "single_tall" and len(layers) < 5:
+        problems.append(f"single_tall: {len(layers)} layers, at least 5 expected")
+    if spatial == "single_short" and not 2 <= len(layers) <= 3:
+        problems.append(f"single_short: {len(layers)} layers, 2 or 3 expected")
+    if spatial == "three_zone_split" and len(zones) != 3:
+        problems.append(f"three_zone_split: {len(zones)} zones used, 3 expected")
+    if spatial == "two_zone_contrast":
+        sets = [set(items) for _, items in builds if items]
+        if len(zones) != 2 or len(sets) != 2 or sets[0] & sets[1]:
+            problems.append("two_zone_contrast: two zones with disjoint ingredients expected")
+    if spatial == "palindrome" and layers != layers[::-1]:
+        problems.append(f"palindrome: {layers} does not read the same backwards")
+    if spatial == "inverted" and (not layers or layers[-1] != "bread"):
+        problems.append("inverted: the last layer must be bread")
+    ingredient = assignment.ingredient
+    per_build = [items for _, items in builds]
+    if ingredient == "all_one" and any(
+        len(set(items)) != 1 or not 4 <= len(items) <= 6 for items in per_build
+    ):
+        problems.append("all_one: each build one ingredient 4 to 6 times expected")
+    if ingredient == "doubled" and any(
+        len(set(items)) != 2 or any(a == b for a, b in pairwise(items)) for items in per_build
+    ):
+        problems.append("doubled: each build exactly two ingredients, alternating, expected")
+    if ingredient == "full_set" and not set(available_items) <= distinct:
+        problems.append(f"full_set: {sorted(set(available_items) - distinct)} never used")
+    if ingredient == "constrained" and not distinct <= set(assignment.constrained_items):
+        problems.append(
+            f"constrained: uses {sorted(distinct - set(assignment.constrained_items))} beyond the named items"
+        )
+    return problems
+
+
+def _builds(sequence: list[Step]) -> list[tuple[str, list[str]]]:
+    builds: list[tuple[str, list[str]]] = [("(active zone)", [])]
+    for step in sequence:
+        if step.instruction == "set_active_zone":
+            builds.append((str(step.params.get("zone")), []))
+        elif step.instruction == "add_layer":
+            builds[-1][1].append(str(step.params.get("item")))
+    return [build for build in builds if build[1]]
+
+
+def load_creative_axes(path: str | Path) -> CreativeAxes:
+    """The axes, with every name in ``incompatible`` and ``constrained`` checked."""
+    document = read_document(path)
+    axes = document.validate(CreativeAxes)
+    if axes is not None:
+        spatial = {option.name for option in axes.spatial}
+        ingredient = {option.name for option in axes.ingredient}
+        for first, blocked in axes.incompatible.items():
+            if first not in spatial:
+                document.problem(["incompatible", first], f"{first!r} is not a spatial option")
+            for index, second in enumerate(blocked):
+                if second not in ingredient:
+                    document.problem(
+                        ["incompatible", first, index], f"{second!r} is not an ingredient option"
+                    )
+        if axes.constrained not in ingredient:
+            document.problem(["constrained"], f"{axes.constrained!r} is not an ingredient option")
+        for option in axes.spatial:
+            if all(not axes.compatible(option.name, other.name) for other in axes.ingredient):
+                document.problem(["incompatible", option.name], "blocks every ingredient option")
+    document.raise_problems()
+    assert axes is not None
+    return axes

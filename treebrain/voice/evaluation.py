@@ -1,0 +1,312 @@
+"""Evaluating results against the observation suite, and the report (Markdown table + JSON).
+
+:func:`evaluate_case` is pure: one result, its trace and its expectations in, the list of failed
+checks out. :func:`run_suite` runs every case through the reference pipeline with whatever ``ask``
+it is given (scripted answers in tests, a provider adapter for a real model).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from treebrain.files import atomic_write_json, atomic_write_text
+from treebrain.robots.workcell import ArmScene
+from treebrain.voice.compiler import CompileError, compile_sequence
+from treebrain.voice.creative import axis_violations
+from treebrain.voice.kit import VoiceKit
+from treebrain.voice.memory import LearningPlan, plan_learning
+from treebrain.voice.pipeline import Ask, Trace, interpret
+from treebrain.voice.result import InterpretResult, needs_approval
+from treebrain.voice.suite import CATEGORIES, Expectations, Suite, SuiteCase
+
+
+class CaseOutcome(BaseModel):
+    """One case's verdict with what the report shows about it."""
+
+    id: str
+    category: str
+    command: str
+    passed: bool
+    failures: list[str]
+    route: str
+    result: dict[str, Any] | None
+    validation_issues: list[str]
+    pass3_fixed: bool
+    primitives: int
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float
+
+
+class CategoryStats(BaseModel):
+    category: str
+    cases: int
+    passed: int
+    pass_rate: float
+
+
+class SuiteReport(BaseModel):
+    cases: int
+    passed: int
+    pass_rate: float
+    categories: list[CategoryStats]
+    validation_issues: int
+    pass3_fixes: int
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float
+    outcomes: list[CaseOutcome]
+
+
+def evaluate_case(
+    case: SuiteCase,
+    result: InterpretResult | None,
+    trace: Trace,
+    kit: VoiceKit,
+    *,
+    strict: bool = True,
+    scene: ArmScene | None = None,
+) -> CaseOutcome:
+    """Check `result` against the case's expectations; every failed check is listed."""
+    expect = case.expect
+    failures = _check_route_and_none(expect, result, trace)
+    primitives = 0
+    if result is not None:
+        primitives, compile_error = _compiled_count(result, kit, scene)
+        failures.extend(_check_sequence(expect, result))
+        failures.extend(_check_fields(expect, result, trace, kit, case, strict=strict))
+        if expect.compiles is not None and (compile_error is None) != expect.compiles:
+            failures.append(f"compiles: expected {expect.compiles}, got {compile_error or 'it compiled'}")
+        if expect.max_commands is not None and primitives > expect.max_commands:
+            failures.append(
+                f"max_commands: {primitives} dispatchable primitives, at most {expect.max_commands} allowed"
+            )
+    return CaseOutcome(
+        id=case.id,
+        category=case.category,
+        command=case.command,
+        passed=not failures,
+        failures=failures,
+        route=trace.route,
+        result=None if result is None else result.as_dict(),
+        validation_issues=[] if result is None else list(result.validation_issues),
+        pass3_fixed=trace.pass3_fixed,
+        primitives=primitives,
+        input_tokens=trace.input_tokens,
+        output_tokens=trace.output_tokens,
+        cost_usd=trace.cost_usd,
+    )
+
+
+def _check_route_and_none(expect: Expectations, result: InterpretResult | None, trace: Trace) -> list[str]:
+    failures: list[str] = []
+    if expect.route is not None and trace.route != expect.route:
+        failures.append(f"route: expected {expect.route}, got {trace.route}")
+    if expect.result_none is not None and (result is None) != expect.result_none:
+        failures.append(f"result_none: expected {expect.result_none}")
+    elif result is None and not expect.result_none:
+        failures.append("result_none: the result is None")
+    return failures
+
+
+def _check_sequence(expect: Expectations, result: InterpretResult) -> list[str]:
+    names = [step.instruction for step in result.sequence]
+    layers = [str(step.params.get("item")) for step in result.sequence if step.instruction == "add_layer"]
+    items = {str(value) for step in result.sequence for key, value in step.params.items() if key == "item"}
+    zones = [
+        str(step.params.get("zone")) for step in result.sequence if step.instruction == "set_active_zone"
+    ]
+    failures: list[str] = []
+    checks: list[tuple[str, Any, Any, Callable[[Any, Any], bool]]] = [
+        ("instructions", expect.instructions, names, lambda want, got: want == got),
+        ("starts_with", expect.starts_with, names, lambda want, got: got[: len(want)] == want),
+        ("ends_with", expect.ends_with, names, lambda want, got: bool(want) and got[-len(want) :] == want),
+        ("items_in_order", expect.items_in_order, layers, lambda want, got: want == got),
+        ("items_subset", expect.items_subset, sorted(items), lambda want, got: set(got) <= set(want)),
+        ("zones_in_order", expect.zones_in_order, zones, lambda want, got: want == got),
+    ]
+    for label, wanted, got, holds in checks:
+        if wanted is not None and not holds(wanted, got):
+            failures.append(f"{label}: expected {wanted}, got {got}")
+    failures.extend(f"contains: {name} is missing" for name in expect.contains if name not in names)
+    failures.extend(f"not_contains: {name} is present" for name in expect.not_contains if name in names)
+    for name, count in expect.counts.items():
+        if names.count(name) != count:
+            failures.append(f"counts: expected {count} {name}, got {names.count(name)}")
+    return failures
+
+
+def _check_fields(
+    expect: Expectations,
+    result: InterpretResult,
+    trace: Trace,
+    kit: VoiceKit,
+    case: SuiteCase,
+    *,
+    strict: bool,
+) -> list[str]:
+    failures: list[str] = []
+    if expect.min_confidence is not None and result.confidence < expect.min_confidence:
+        failures.append(f"min_confidence: {result.confidence} < {expect.min_confidence}")
+    if expect.max_confidence is not None and result.confidence > expect.max_confidence:
+        failures.append(f"max_confidence: {result.confidence} > {expect.max_confidence}")
+    if "composite_name" in expect.model_fields_set and result.composite_name != expect.composite_name:
+        failures.append(f"composite_name: expected {expect.composite_name!r}, got {result.composite_name!r}")
+    feedback = result.user_feedback or ""
+    if expect.feedback_contains is not None and expect.feedback_contains.lower() not in feedback.lower():
+        failures.append(f"feedback_contains: {expect.feedback_contains!r} not in {feedback!r}")
+    flags: list[tuple[str, bool | None, bool]] = [
+        ("is_creative", expect.is_creative, result.is_creative),
+        ("validated", expect.validated, result.validated),
+        ("pass3_fixed", expect.pass3_fixed, trace.pass3_fixed),
+        ("raw_response_kept", expect.raw_response_kept, bool(result.raw_response)),
+        (
+            "needs_approval",
+            expect.needs_approval,
+            needs_approval(result, strict=strict, threshold=kit.settings.strict_threshold),
+        ),
+    ]
+    if expect.learnable is not None:
+        phrase = trace.classification.learned_phrase if trace.classification else None
+        plan = plan_learning(
+            result, case.command, kit.iset, kit.matcher, learned_phrase=phrase, policy=kit.settings.memory
+        )
+        flags.append(("learnable", expect.learnable, isinstance(plan, LearningPlan)))
+    if expect.creative_reasoning_format is not None:
+        prefix = trace.creative.reasoning_prefix() if trace.creative else "Axis 1: "
+        flags.append(
+            (
+                "creative_reasoning_format",
+                expect.creative_reasoning_format,
+                (result.creative_reasoning or "").startswith(prefix),
+            )
+        )
+    failures.extend(
+        f"{label}: expected {wanted}, got {got}"
+        for label, wanted, got in flags
+        if wanted is not None and wanted != got
+    )
+    if expect.follows_axes is not None:
+        departures = (
+            axis_violations(trace.creative, result.sequence, kit.iset.valid_items())
+            if trace.creative
+            else ["no axes were assigned"]
+        )
+        if expect.follows_axes and departures:
+            failures.append(f"follows_axes: {'; '.join(departures)}")
+        elif not expect.follows_axes and not departures:
+            failures.append("follows_axes: expected a departure from the axes")
+    return failures
+
+
+def _compiled_count(result: InterpretResult, kit: VoiceKit, scene: ArmScene | None) -> tuple[int, str | None]:
+    """How many primitives would be dispatched (0 when the sequence does not compile)."""
+    try:
+        program = compile_sequence(result.sequence, kit.iset, scene=scene)
+    except CompileError as error:
+        return 0, str(error)
+    return len(program.commands), None
+
+
+def run_suite(suite: Suite, kit: VoiceKit, ask: Ask, *, scene: ArmScene | None = None) -> SuiteReport:
+    """Interpret and evaluate every case; each case gets its own RNG seeded from the suite seed."""
+    outcomes = []
+    for case in suite.cases:
+        rng = random.Random(f"{suite.seed}:{case.id}")
+        try:
+            result, trace = interpret(case.command, kit, ask, scene=scene, rng=rng)
+        except Exception as error:  # one broken case (a provider bug, a missing script) must not end the run
+            outcomes.append(_crashed(case, error))
+            continue
+        outcomes.append(evaluate_case(case, result, trace, kit, strict=suite.strict_mode, scene=scene))
+    return build_report(outcomes)
+
+
+def _crashed(case: SuiteCase, error: Exception) -> CaseOutcome:
+    return CaseOutcome(
+        id=case.id,
+        category=case.category,
+        command=case.command,
+        passed=False,
+        failures=[f"the pipeline raised {type(error).__name__}: {error}"],
+        route="error",
+        result=None,
+        validation_issues=[],
+        pass3_fixed=False,
+        primitives=0,
+        input_tokens=0,
+        output_tokens=0,
+        cost_usd=0.0,
+    )
+
+
+def build_report(outcomes: list[CaseOutcome]) -> SuiteReport:
+    categories = []
+    for category in CATEGORIES:
+        members = [outcome for outcome in outcomes if outcome.category == category]
+        if members:
+            passed = sum(outcome.passed for outcome in members)
+            categories.append(
+                CategoryStats(
+                    category=category, cases=len(members), passed=passed, pass_rate=passed / len(members)
+                )
+            )
+    passed = sum(outcome.passed for outcome in outcomes)
+    return SuiteReport(
+        cases=len(outcomes),
+        passed=passed,
+        pass_rate=passed / len(outcomes) if outcomes else 0.0,
+        categories=categories,
+        validation_issues=sum(len(outcome.validation_issues) for outcome in outcomes),
+        pass3_fixes=sum(outcome.pass3_fixed for outcome in outcomes),
+        input_tokens=sum(outcome.input_tokens for outcome in outcomes),
+        output_tokens=sum(outcome.output_tokens for outcome in outcomes),
+        cost_usd=sum(outcome.cost_usd for outcome in outcomes),
+        outcomes=outcomes,
+    )
+
+
+def render_markdown(report: SuiteReport) -> str:
+    """A summary, a per-category table and a per-command table."""
+    lines = [
+        "# Voice observation suite",
+        "",
+        f"**{report.passed}/{report.cases} passed ({report.pass_rate:.0%})** · validation issues: "
+        f"{report.validation_issues} · pass-3 fixes: {report.pass3_fixes} · tokens: {report.input_tokens} in / "
+        f"{report.output_tokens} out · cost: ${report.cost_usd:.4f}",
+        "",
+        "| category | cases | passed | pass rate |",
+        "|---|---:|---:|---:|",
+        *(f"| {c.category} | {c.cases} | {c.passed} | {c.pass_rate:.0%} |" for c in report.categories),
+        "",
+        "| id | category | command | route | ok | issues | P3 fixed | primitives | tokens in/out | cost $ | failures |",
+        "|---|---|---|---|---|---:|---|---:|---|---:|---|",
+    ]
+    for outcome in report.outcomes:
+        failures = "; ".join(outcome.failures) or ""
+        lines.append(
+            f"| {outcome.id} | {outcome.category} | {_cell(outcome.command)} | {outcome.route} | "
+            f"{'yes' if outcome.passed else 'NO'} | {len(outcome.validation_issues)} | "
+            f"{'yes' if outcome.pass3_fixed else ''} | {outcome.primitives} | "
+            f"{outcome.input_tokens}/{outcome.output_tokens} | {outcome.cost_usd:.5f} | {_cell(failures)} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def write_report(report: SuiteReport, directory: str | Path) -> tuple[Path, Path]:
+    """Write ``voice_eval.md`` and ``voice_eval.json`` atomically; returns both paths."""
+    folder = Path(directory)
+    markdown, data = folder / "voice_eval.md", folder / "voice_eval.json"
+    atomic_write_text(markdown, render_markdown(report))
+    atomic_write_json(data, report.model_dump(mode="json"))
+    return markdown, data
+
+
+def _cell(text: str, limit: int = 80) -> str:
+    shown = text if len(text) <= limit else f"{text[: limit - 1]}…"
+    return shown.replace("|", "\\|").replace("\n", " ")

@@ -1,0 +1,97 @@
+"""Everything the voice pipeline reads from ``config/voice``, loaded and cross-checked together.
+
+``voice.yaml`` names the data files (relative to itself) and the pipeline's settings. Loading the
+kit reports the problems of every file in one error, so a broken configuration is fixed in one pass.
+Behaviours load one kit per robot and call its parts once per tick.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from treebrain.errors import InputError, Problem
+from treebrain.voice.classify import Classifier, load_classifier
+from treebrain.voice.creative import CreativeAxes, load_creative_axes
+from treebrain.voice.documents import load_model
+from treebrain.voice.isa import InstructionSet
+from treebrain.voice.isa_loader import load_instruction_set
+from treebrain.voice.memory import MemoryPolicy
+from treebrain.voice.phrase_bank import PhraseBankFile, PhraseMatcher, load_phrase_bank
+from treebrain.voice.prompts import PromptBuilder, PromptSettings
+from treebrain.voice.result import STRICT_THRESHOLD
+
+T = TypeVar("T")
+
+
+class VoiceSettings(BaseModel):
+    """The whole ``voice.yaml``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    instruction_set: str = "instruction_set.json"
+    phrase_bank: str = "phrase_bank.json"
+    classification: str = "classification.yaml"
+    creative_axes: str = "creative_axes.yaml"
+    prompts: str = "prompts"
+    max_command_chars: int = Field(default=300, gt=10)
+    phrase_threshold: float | None = Field(default=None, ge=0, le=100)
+    strict_threshold: float = Field(default=STRICT_THRESHOLD, ge=0, le=1)
+    llm_validator: bool = True
+    memory: MemoryPolicy = MemoryPolicy()
+    passes: PromptSettings = PromptSettings()
+
+
+@dataclass(frozen=True)
+class VoiceKit:
+    """The loaded configuration: instruction set, phrase bank, classifier, axes, prompts."""
+
+    settings: VoiceSettings
+    iset: InstructionSet
+    bank: PhraseBankFile
+    matcher: PhraseMatcher
+    classifier: Classifier
+    axes: CreativeAxes
+    prompts: PromptBuilder
+    instruction_set_path: Path
+    phrase_bank_path: Path
+
+
+def load_voice_kit(path: str | Path) -> VoiceKit:
+    """Load ``voice.yaml`` and every file it names; InputError lists all problems of all files."""
+    settings_path = Path(path)
+    settings = load_model(settings_path, VoiceSettings)
+    base = settings_path.parent
+    problems: list[Problem] = []
+    iset = _collect(problems, lambda: load_instruction_set(base / settings.instruction_set))
+    axes = _collect(problems, lambda: load_creative_axes(base / settings.creative_axes))
+    if iset is None:
+        raise InputError(problems)
+    bank = _collect(problems, lambda: load_phrase_bank(base / settings.phrase_bank, iset))
+    classifier = _collect(problems, lambda: load_classifier(base / settings.classification, iset))
+    prompts = _collect(problems, lambda: PromptBuilder(base / settings.prompts, iset, settings.passes))
+    if problems or bank is None or classifier is None or axes is None or prompts is None:
+        raise InputError(problems)
+    return VoiceKit(
+        settings=settings,
+        iset=iset,
+        bank=bank,
+        matcher=PhraseMatcher(bank, settings.phrase_threshold),
+        classifier=classifier,
+        axes=axes,
+        prompts=prompts,
+        instruction_set_path=base / settings.instruction_set,
+        phrase_bank_path=base / settings.phrase_bank,
+    )
+
+
+def _collect(problems: list[Problem], load: Callable[[], T]) -> T | None:
+    try:
+        return load()
+    except InputError as error:
+        problems.extend(error.problems)
+        return None

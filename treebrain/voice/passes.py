@@ -1,0 +1,140 @@
+"""Reading LLM answers and merging the three passes: generate → validate → regenerate.
+
+The LLM leaf hands over what it parsed (a dict, or None when even lenient parsing failed) and the
+raw text. Pass 2 always applies the Python rules; an LLM verdict may add issues or propose a
+corrected sequence, and that proposal is itself put through the rules, so "valid" from an LLM
+never lets an invalid step through. Pass 3 runs only for real issues (not for an unparseable or
+failed validator call), and only replaces the sequence when its own output passes the rules.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from treebrain.voice.isa import InstructionSet
+from treebrain.voice.rules import enforce_rules
+from treebrain.voice.steps import Step
+
+P3_TAG = "[P3 fixed]"
+VALIDATOR_UNPARSEABLE = "LLM validator response unparseable"
+VALIDATOR_FAILED = "LLM validator API error"
+VALIDATOR_UNEXPLAINED = "LLM validator rejected the sequence without naming an issue"
+
+
+class Generation(BaseModel):
+    """A pass-1 or pass-3 answer."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    interpretation: str = ""
+    sequence: list[Step] = Field(default_factory=list)
+    composite_name: str | None = None
+    confidence: float = Field(ge=0, le=1)
+    user_feedback: str | None = None
+    creative_reasoning: str | None = None
+
+
+class Verdict(BaseModel):
+    """A pass-2 LLM validator answer; ``sequence`` None means "keep the candidate"."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    valid: bool
+    issues: list[str] = Field(default_factory=list)
+    sequence: list[Step] | None = None
+
+
+def parse_generation(payload: Any) -> Generation | None:
+    """The answer as a Generation, or None when it does not have that shape."""
+    if not isinstance(payload, dict):
+        return None
+    try:
+        return Generation.model_validate(payload)
+    except ValidationError:
+        return None
+
+
+def parse_verdict(payload: Any) -> Verdict | None:
+    if not isinstance(payload, dict):
+        return None
+    try:
+        return Verdict.model_validate(payload)
+    except ValidationError:
+        return None
+
+
+class Pass2Outcome(BaseModel):
+    """The reviewed sequence, all issues found, and which of them are worth a pass 3."""
+
+    pass1_sequence: list[Step]
+    sequence: list[Step]
+    issues: list[str]
+    retry_issues: list[str]
+    validated: bool
+    ran: bool
+
+
+def review_pass1(
+    generation: Generation,
+    iset: InstructionSet,
+    *,
+    verdict: Verdict | None = None,
+    validator_error: str | None = None,
+) -> Pass2Outcome:
+    """Pass 2: Python rules always, plus the LLM verdict when one was asked for.
+
+    `validator_error` is VALIDATOR_UNPARSEABLE or VALIDATOR_FAILED when an LLM validator was
+    asked but gave nothing usable; such issues never trigger pass 3.
+    """
+    pass1 = list(generation.sequence)
+    if not pass1:
+        return Pass2Outcome(
+            pass1_sequence=[], sequence=[], issues=[], retry_issues=[], validated=False, ran=False
+        )
+    own = enforce_rules(pass1, iset)
+    issues = own.messages()
+    sequence = own.sequence
+    if verdict is not None:
+        issues = _merged(issues, verdict.issues or ([] if verdict.valid else [VALIDATOR_UNEXPLAINED]))
+        if verdict.sequence is not None:
+            proposed = enforce_rules(verdict.sequence, iset)
+            issues = _merged(issues, proposed.messages())
+            sequence = proposed.sequence
+    retry_issues = list(issues)
+    if validator_error is not None:
+        issues = [*issues, validator_error]
+    return Pass2Outcome(
+        pass1_sequence=pass1,
+        sequence=sequence,
+        issues=issues,
+        retry_issues=retry_issues,
+        validated=not issues,
+        ran=True,
+    )
+
+
+def needs_pass3(outcome: Pass2Outcome) -> bool:
+    return bool(outcome.retry_issues)
+
+
+class Pass3Outcome(BaseModel):
+    sequence: list[Step]
+    issues: list[str]
+    fixed: bool
+
+
+def review_pass3(outcome: Pass2Outcome, regenerated: Generation | None, iset: InstructionSet) -> Pass3Outcome:
+    """Keep pass 3's sequence only if it is non-empty and passes every rule; tag what it fixed."""
+    if regenerated is None or not regenerated.sequence:
+        return Pass3Outcome(sequence=outcome.sequence, issues=outcome.issues, fixed=False)
+    checked = enforce_rules(regenerated.sequence, iset)
+    if checked.issues:
+        return Pass3Outcome(sequence=outcome.sequence, issues=outcome.issues, fixed=False)
+    tagged = [f"{P3_TAG} {issue}" if issue in outcome.retry_issues else issue for issue in outcome.issues]
+    return Pass3Outcome(sequence=checked.sequence, issues=tagged, fixed=True)
+
+
+def _merged(first: list[str], second: list[str]) -> list[str]:
+    return list(dict.fromkeys([*first, *second]))

@@ -1,0 +1,184 @@
+"""The observation suite: commands by category with the outcome each must have, and scripted answers.
+
+``observation_suite.yaml`` lists cases (id, category, command, expectations). A responses file
+holds what a good LLM would answer for each case and pass, so the whole suite runs in tests without
+a model; :class:`ScriptedSuiteResponder` plays it, estimating tokens (4 characters per token) and
+cost from the file's prices so reports have realistic numbers.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Literal, get_args
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from treebrain.voice.documents import Document, read_document
+from treebrain.voice.pipeline import LlmReply, Route
+from treebrain.voice.prompts import PromptRequest
+
+Category = Literal[
+    "baseline", "ambiguous", "modifiers", "multi_zone", "recovery", "edge", "creative", "learning"
+]
+CATEGORIES: tuple[str, ...] = get_args(Category)
+CHARS_PER_TOKEN = 4
+
+
+class Expectations(BaseModel):
+    """Checks on one result; only the fields a case sets are checked."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    result_none: bool | None = None
+    route: Route | None = None
+    instructions: list[str] | None = None
+    starts_with: list[str] | None = None
+    ends_with: list[str] | None = None
+    contains: list[str] = Field(default_factory=list)
+    not_contains: list[str] = Field(default_factory=list)
+    counts: dict[str, int] = Field(default_factory=dict)
+    items_in_order: list[str] | None = None
+    items_subset: list[str] | None = None
+    zones_in_order: list[str] | None = None
+    min_confidence: float | None = None
+    max_confidence: float | None = None
+    is_creative: bool | None = None
+    composite_name: str | None = None
+    feedback_contains: str | None = None
+    validated: bool | None = None
+    compiles: bool | None = None
+    max_commands: int | None = None
+    needs_approval: bool | None = None
+    pass3_fixed: bool | None = None
+    raw_response_kept: bool | None = None
+    learnable: bool | None = None
+    creative_reasoning_format: bool | None = None
+    follows_axes: bool | None = None
+
+
+class SuiteCase(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(pattern=r"^[a-z0-9_]+$")
+    category: Category
+    command: str
+    expect: Expectations
+    note: str = ""
+
+
+class Suite(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    version: Literal[1]
+    strict_mode: bool = True
+    seed: int = 7
+    cases: list[SuiteCase] = Field(min_length=1)
+
+
+def load_suite(path: str | Path) -> Suite:
+    """The suite, with unique ids and unique commands checked."""
+    document = read_document(path)
+    suite = document.validate(Suite)
+    if suite is not None:
+        _check_unique(document, suite)
+    document.raise_problems()
+    assert suite is not None
+    return suite
+
+
+def _check_unique(document: Document, suite: Suite) -> None:
+    ids: set[str] = set()
+    commands: set[str] = set()
+    for index, case in enumerate(suite.cases):
+        if case.id in ids:
+            document.problem(["cases", index, "id"], f"duplicate case id {case.id!r}")
+        if case.command in commands:
+            document.problem(["cases", index, "command"], "the same command appears twice")
+        ids.add(case.id)
+        commands.add(case.command)
+
+
+class ScriptedAnswers(BaseModel):
+    """One case's answers; an answer is a JSON object, or ``*_raw`` text that is not JSON."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    generate: dict[str, Any] | None = None
+    generate_raw: str | None = None
+    validate_answer: dict[str, Any] | None = Field(default=None, alias="validate")
+    regenerate: dict[str, Any] | None = None
+
+
+class Pricing(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    model: str = "claude-3-haiku-20240307"
+    input_per_mtok: float = 0.25
+    output_per_mtok: float = 1.25
+
+
+class ScriptedResponses(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    pricing: Pricing = Pricing()
+    responses: dict[str, ScriptedAnswers]
+
+
+class ScriptedSuiteResponder:
+    """Answers the suite's prompts from the responses file; a missing answer is a loud error."""
+
+    def __init__(self, suite: Suite, responses: ScriptedResponses) -> None:
+        self._case_by_command = {case.command: case.id for case in suite.cases}
+        self._responses = responses
+
+    def __call__(self, request: PromptRequest) -> LlmReply:
+        case_id = self._case_by_command.get(request.command)
+        if case_id is None:
+            # A truncated command reaches the LLM as a prefix of the suite's text.
+            case_id = next(
+                (cid for cmd, cid in self._case_by_command.items() if cmd.startswith(request.command)), None
+            )
+        answers = self._responses.responses.get(case_id or "")
+        if answers is None:
+            raise LookupError(f"no scripted answers for command {request.command!r}")
+        payload, raw = self._answer(answers, request)
+        prompt_chars = len(request.system) + len(request.user)
+        input_tokens = prompt_chars // CHARS_PER_TOKEN
+        output_tokens = max(1, len(raw) // CHARS_PER_TOKEN)
+        pricing = self._responses.pricing
+        cost = (input_tokens * pricing.input_per_mtok + output_tokens * pricing.output_per_mtok) / 1_000_000
+        return LlmReply(
+            payload=payload,
+            raw_text=raw,
+            input_tokens=input_tokens,
+            output_tokens=output_tokens,
+            cost_usd=cost,
+        )
+
+    @staticmethod
+    def _answer(answers: ScriptedAnswers, request: PromptRequest) -> tuple[dict[str, Any] | None, str]:
+        if request.purpose == "validate":
+            verdict = answers.validate_answer or {"valid": True, "issues": [], "sequence": None}
+            return verdict, json.dumps(verdict)
+        if request.purpose == "regenerate" and answers.regenerate is not None:
+            return answers.regenerate, json.dumps(answers.regenerate)
+        if request.purpose == "generate" and answers.generate_raw is not None:
+            return None, answers.generate_raw
+        if request.purpose == "generate" and answers.generate is not None:
+            return answers.generate, json.dumps(answers.generate)
+        raise LookupError(f"no scripted {request.purpose} answer for {request.command!r}")
+
+
+def load_scripted_responses(path: str | Path, suite: Suite) -> ScriptedResponses:
+    """The responses file; every key must be a case id of `suite`."""
+    document = read_document(path)
+    responses = document.validate(ScriptedResponses)
+    if responses is not None:
+        known = {case.id for case in suite.cases}
+        for case_id in responses.responses:
+            if case_id not in known:
+                document.problem(["responses", case_id], "no suite case has this id")
+    document.raise_problems()
+    assert responses is not None
+    return responses
