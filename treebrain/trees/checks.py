@@ -22,7 +22,7 @@ from treebrain.errors import Location, Problem
 from treebrain.trees.declarations import KeyDecl
 from treebrain.trees.robot_file import Override, substitute
 from treebrain.trees.spec import NodeSpec
-from treebrain.trees.yaml_source import YMap
+from treebrain.yaml_source import YMap
 
 
 def apply_overrides(root: NodeSpec, overrides: Iterable[Override], problems: list[Problem]) -> None:

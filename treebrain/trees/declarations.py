@@ -9,7 +9,7 @@ from typing import Any
 from treebrain.blackboard import MISSING, TypeMismatch, TypeSpecError, check_key_syntax, key_type
 from treebrain.errors import Location, Problem
 from treebrain.trees.scope import KeyScope
-from treebrain.trees.yaml_source import YMap
+from treebrain.yaml_source import YMap
 
 TREE_KEYS = {"version", "blackboard", "root", "description"}
 DECLARATION_KEYS = {"type", "initial", "description"}

@@ -23,7 +23,7 @@ from treebrain.trees.robot_file import Override, RobotFile, is_robot_file, read_
 from treebrain.trees.spec import NodeSpec, SpecReader
 from treebrain.trees.structural import BuildEnv
 from treebrain.trees.tree import TreebrainTree
-from treebrain.trees.yaml_source import read_yaml_file
+from treebrain.yaml_source import read_yaml_file
 
 Substitute = Callable[[NodeSpec, TreeContext], Behaviour | None]
 """Returns a stand-in for a node (tests' stubs), or None to build the node as written."""

@@ -14,9 +14,9 @@ from typing import Any
 
 from treebrain.behaviours import RobotSettings
 from treebrain.errors import Location, Problem
-from treebrain.trees.yaml_source import YList, YMap
+from treebrain.yaml_source import YList, YMap
 
-ROBOT_KEYS = {"robot", "tree", "driver", "limits", "llm", "blackboard", "overrides", "description"}
+ROBOT_KEYS = {"robot", "tree", "driver", "limits", "llm", "blackboard", "overrides", "description", "ros"}
 _REFERENCE = re.compile(r"\$\{([A-Za-z0-9_.\-]+)\}")
 
 

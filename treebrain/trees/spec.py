@@ -22,7 +22,7 @@ from treebrain.trees.declarations import KeyDecl, check_layout, read_declaration
 from treebrain.trees.robot_file import Override
 from treebrain.trees.scope import KeyScope
 from treebrain.trees.structural import STRUCTURAL_KINDS, StructuralKind
-from treebrain.trees.yaml_source import YList, YMap, read_yaml_file
+from treebrain.yaml_source import YList, YMap, read_yaml_file
 
 COMMON_NODE_KEYS = {"type", "name", "description"}
 LEAF_KEYS = COMMON_NODE_KEYS | {"params", "inputs", "outputs"}

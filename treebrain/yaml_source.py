@@ -1,4 +1,4 @@
-"""YAML with locations: mappings and lists remember the line and column of every key and item.
+"""YAML with locations, for every file treebrain reads (trees, robot files, domain data): mappings and lists remember the line and column of every key and item.
 
 PyYAML's constructors forget where values came from and silently keep the last of two duplicate
 keys; tree files need both, so files are composed to nodes and converted here, recording

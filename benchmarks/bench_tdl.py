@@ -1,0 +1,107 @@
+"""TDL validation: cost of each stage on a 100-line program, and rule-based quality on the dataset."""
+
+from __future__ import annotations
+
+import random
+import statistics
+import time
+from collections.abc import Callable
+
+from benchmarks.rows import BenchRow
+from treebrain.tdl.analysis import analyse_program
+from treebrain.tdl.dataset import build_dataset
+from treebrain.tdl.findings import RULE_LEVELS
+from treebrain.tdl.metrics import evaluate
+from treebrain.tdl.parser import parse_program
+from treebrain.tdl.pipeline import load_tdl_config, run_rule_level, validate_program
+from treebrain.tdl.programs import render_program
+from treebrain.tdl.report import ValidationLevel
+from treebrain.tdl.robots import RobotSpec, load_robot_spec, robot_names
+from treebrain.tdl.tasks import ProgramStyle, sample_task
+
+_LINES = 100
+
+
+def hundred_line_program(robot: RobotSpec) -> str:
+    """A correct multi-object pick-and-place program padded to 100 lines by repeating its moves."""
+    task = sample_task(random.Random(3), robot, "complex", kind="multi_transfer")
+    task = task.model_copy(update={"style": ProgramStyle(structure="main", poses="define", comments="en")})
+    lines = render_program(task).splitlines()
+    start = lines.index("GOAL Execute_Process()") + 2
+    end = lines.index("}", start)
+    body = lines[start:end]
+    while len(lines) < _LINES:
+        extra = body[: _LINES - len(lines)]
+        lines[end:end] = extra
+        end += len(extra)
+    return "\n".join(lines[:_LINES]) + "\n"
+
+
+def _median_ms(action: Callable[[], object], repeats: int = 200) -> float:
+    action()
+    samples = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        action()
+        samples.append((time.perf_counter() - started) * 1000)
+    return statistics.median(samples)
+
+
+def run() -> list[BenchRow]:
+    config = load_tdl_config()
+    robot = load_robot_spec("ur10e")
+    source = hundred_line_program(robot)
+    parsed = parse_program(source)
+    model = analyse_program(parsed, config.commands)
+    rows = [
+        BenchRow("tdl", "parse 100 lines", _median_ms(lambda: parse_program(source)), "ms"),
+        BenchRow(
+            "tdl", "analyse 100 lines", _median_ms(lambda: analyse_program(parsed, config.commands)), "ms"
+        ),
+    ]
+    total = 0.0
+    for level in RULE_LEVELS:
+        elapsed = _median_ms(lambda level=level: run_rule_level(level, model, robot, config))  # type: ignore[misc]
+        total += elapsed
+        rows.append(BenchRow("tdl", f"{level.value} rules, 100 lines", elapsed, "ms"))
+    rows.append(BenchRow("tdl", "all rule levels, 100 lines", total, "ms", "< 1 ms", total < 1.0))
+    end_to_end = _median_ms(
+        lambda: validate_program(source, robot, ValidationLevel.STANDARD, config=config), 50
+    )
+    rows.append(
+        BenchRow(
+            "tdl", "validate_program STANDARD, 100 lines", end_to_end, "ms", "< 100 ms", end_to_end < 100
+        )
+    )
+
+    robots = {name: load_robot_spec(name) for name in robot_names()}
+    started = time.perf_counter()
+    dataset = build_dataset(7, robots, config.commands)
+    rows.append(BenchRow("tdl", "build 600-example dataset", time.perf_counter() - started, "s"))
+    reports = {
+        e.id: validate_program(e.tdl_code, robots[e.robot], ValidationLevel.STANDARD, config=config)
+        for e in dataset
+    }
+    metrics = evaluate(dataset, reports)
+    syntax_f1 = metrics.per_category["syntax"].f1
+    rows += [
+        BenchRow("tdl", "rule-based syntax F1 (dataset)", syntax_f1, "", ">= 0.99", syntax_f1 >= 0.99),
+        BenchRow(
+            "tdl",
+            "rule-based safety recall (dataset)",
+            metrics.safety_recall,
+            "",
+            "= 1.0",
+            metrics.safety_recall == 1.0,
+        ),
+        BenchRow(
+            "tdl",
+            "rule-based syntax precision (dataset)",
+            metrics.syntax_precision,
+            "",
+            ">= 0.95",
+            metrics.syntax_precision >= 0.95,
+        ),
+        BenchRow("tdl", "rule-based weighted F1 (dataset)", metrics.weighted_f1, ""),
+    ]
+    return rows
