@@ -8,7 +8,7 @@ PIP := $(PY) -m pip
 LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF
 SOURCES := treebrain tests benchmarks
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench clean browser
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -25,12 +25,17 @@ $(VENV)/.installed-test: pyproject.toml | $(PY)
 demo: $(VENV)/.installed-demo
 	$(VENV)/bin/treebrain --log-level info run config/robots/demo_bot.yaml --hz 20 --max-ticks 400
 
+# Browser tests drive Debian's Chromium through the playwright package (never `playwright install`,
+# which downloads a browser and fails here).
+browser:
+	@test -x /usr/bin/chromium || (apt-get update -qq && apt-get install -y -qq chromium)
+
 lint: $(VENV)/.installed-test
 	$(VENV)/bin/ruff check $(SOURCES)
 	$(VENV)/bin/ruff format --check $(SOURCES)
 	$(VENV)/bin/mypy
 
-test: lint
+test: lint browser
 	$(PY) -m pytest
 
 bench: $(VENV)/.installed-test
