@@ -103,6 +103,10 @@ class ScriptedAnswers:
     def __init__(self, answers: dict[str, list[Any]]) -> None:
         self._answers = answers
 
+    def answers_for(self, narration_id: str) -> tuple[Any, ...]:
+        """Every scripted answer of one narration, in attempt order (none for an unknown id)."""
+        return tuple(self._answers.get(narration_id, ()))
+
     def __call__(self, prompt: LlmPrompt, narration: Narration, attempt: int) -> object:
         given = self._answers.get(narration.id)
         if given is None:

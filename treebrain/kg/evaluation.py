@@ -9,15 +9,18 @@ name, over all food nodes), retries per narration, and the share of low-confiden
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from treebrain.kg.config import KitchenConfig
 from treebrain.kg.eval_set import IN_HAND, ExpectedStep, Scenario
 from treebrain.kg.graph import KitchenGraph
-from treebrain.kg.models import FoodView, Frozen
+from treebrain.kg.models import FoodView, Frozen, Narration
 from treebrain.kg.names import NameResolver, normalise_phrase
-from treebrain.kg.pipeline import Answerer, NarrationOutcome, process_all
+from treebrain.kg.pipeline import Answerer, NarrationOutcome, process_narration
 from treebrain.kg.queries import food_table
+
+#: Processes one narration on a graph (updating it) and returns what happened.
+NarrationProcessor = Callable[[KitchenGraph, Narration], NarrationOutcome]
 
 
 class ScenarioRun(Frozen):
@@ -53,10 +56,18 @@ def seed_graph(scenario: Scenario, config: KitchenConfig) -> KitchenGraph:
 
 
 def run_scenario(scenario: Scenario, config: KitchenConfig, answer: Answerer) -> ScenarioRun:
-    """Process the scenario's narrations on a freshly seeded graph."""
+    """Process the scenario's narrations with the plain loop on a freshly seeded graph."""
+    return run_scenario_with(
+        scenario, config, lambda kg, narration: process_narration(kg, narration, config, answer)
+    )
+
+
+def run_scenario_with(scenario: Scenario, config: KitchenConfig, process: NarrationProcessor) -> ScenarioRun:
+    """Process the scenario's narrations in order with `process` (the plain loop, or a behaviour
+    tree) on a freshly seeded graph."""
     kg = seed_graph(scenario, config)
-    outcomes = process_all(kg, (item.narration() for item in scenario.narrations), config, answer)
-    return ScenarioRun(scenario_id=scenario.id, outcomes=tuple(outcomes), final_foods=tuple(food_table(kg)))
+    outcomes = tuple(process(kg, item.narration()) for item in scenario.narrations)
+    return ScenarioRun(scenario_id=scenario.id, outcomes=outcomes, final_foods=tuple(food_table(kg)))
 
 
 def location_label(food: FoodView) -> str:

@@ -1,15 +1,15 @@
-"""The whole narration -> graph update flow as one plain loop, for evaluation, tests and benchmarks.
+"""The narration -> graph update flow: its stage steps, and the whole flow as one plain loop.
 
-It chains the same stage functions the behaviour tree's leaves call, in the same order: extract ->
-(zone event, or) retrieve -> prompt -> answer -> validate, retried with feedback up to
-``max_attempts`` -> execute, or the low-confidence rule-based update after the last failure, or an
-unattributed event when no food can be identified. ``answer`` is any callable standing in for the
+The behaviour tree's leaves and :func:`process_narration` call the *same* steps in the same order:
+extract -> (zone event, or) retrieve -> prompt -> answer -> judge, retried with feedback up to
+``max_attempts`` -> execute, or after the last rejection the low-confidence rule-based update (or an
+unattributed event when no food can be identified). ``answer`` is any callable standing in for the
 LLM leaf (scripted answers in tests); this module never calls an LLM itself.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from treebrain.kg.answers import shown
@@ -18,9 +18,17 @@ from treebrain.kg.execution import apply_update, apply_zone_event, record_unattr
 from treebrain.kg.extraction import extract_entities
 from treebrain.kg.fallback import rule_based_update
 from treebrain.kg.graph import KitchenGraph
-from treebrain.kg.models import ExecutionReport, Extraction, FoodView, Frozen, LlmPrompt, Narration
+from treebrain.kg.models import (
+    ExecutionReport,
+    Extraction,
+    FoodView,
+    Frozen,
+    KgUpdate,
+    LlmPrompt,
+    Narration,
+)
 from treebrain.kg.prompting import RetryFeedback, build_update_prompt
-from treebrain.kg.retrieval import retrieve_candidates
+from treebrain.kg.retrieval import Retrieval, retrieve_candidates
 from treebrain.kg.validation import validate_update
 
 #: Stands in for the LLM leaf: given the prompt, the narration and the attempt number (from 1).
@@ -33,6 +41,19 @@ class AttemptRecord(Frozen):
     attempt: int
     answer: Any
     errors: tuple[str, ...] = ()
+
+
+class LlmReply(Frozen):
+    """What an LLM leaf gives for one attempt: the JSON it parsed against its schema (when the
+    answer matched it), the raw text, and why the call failed (when it did)."""
+
+    parsed: Any = None
+    raw: str | None = None
+    error: str | None = None
+
+    def answer(self) -> object | None:
+        """The answer to judge: the parsed JSON, else the raw text (the validator reads JSON itself)."""
+        return self.parsed if self.parsed is not None else self.raw
 
 
 class NarrationOutcome(Frozen):
@@ -51,6 +72,95 @@ class NarrationOutcome(Frozen):
         return max(0, len(self.attempts) - 1)
 
 
+def prompt_for_attempt(
+    config: KitchenConfig,
+    narration: Narration,
+    extraction: Extraction,
+    retrieval: Retrieval,
+    attempts: Sequence[AttemptRecord],
+) -> LlmPrompt:
+    """The prompt of the next attempt: after a rejection it shows the errors and the answer."""
+    feedback = None
+    if attempts:
+        last = attempts[-1]
+        feedback = RetryFeedback(
+            attempt=last.attempt + 1,
+            max_attempts=max(config.max_attempts, last.attempt + 1),
+            errors=last.errors,
+            previous_answer=shown(last.answer),
+        )
+    return build_update_prompt(config.templates, narration, extraction, retrieval, feedback)
+
+
+def judge_answer(
+    kg: KitchenGraph,
+    config: KitchenConfig,
+    narration: Narration,
+    extraction: Extraction,
+    retrieval: Retrieval,
+    attempt: int,
+    answer: object,
+) -> tuple[AttemptRecord, KgUpdate | None]:
+    """Validate one attempt's answer: its record, and the update when it was accepted."""
+    check = validate_update(answer, narration, extraction, retrieval, kg, config.vocabulary)
+    return AttemptRecord(attempt=attempt, answer=answer, errors=check.errors), check.update
+
+
+def judge_reply(
+    kg: KitchenGraph,
+    config: KitchenConfig,
+    narration: Narration,
+    extraction: Extraction,
+    retrieval: Retrieval,
+    attempt: int,
+    reply: LlmReply,
+) -> tuple[AttemptRecord, KgUpdate | None]:
+    """Like :func:`judge_answer` for an LLM leaf's reply; a call that gave no text is a rejection."""
+    answer = reply.answer()
+    if answer is None:
+        reason = (
+            f"no answer came back ({reply.error or 'the call gave nothing'}); answer with one JSON object"
+        )
+        return AttemptRecord(attempt=attempt, answer=None, errors=(reason,)), None
+    return judge_answer(kg, config, narration, extraction, retrieval, attempt, answer)
+
+
+def fall_back(
+    kg: KitchenGraph,
+    config: KitchenConfig,
+    narration: Narration,
+    extraction: Extraction,
+    retrieval: Retrieval,
+    attempts: Sequence[AttemptRecord],
+) -> ExecutionReport:
+    """After the last rejected attempt: the low-confidence rule-based update, or an unattributed event."""
+    last_errors = "; ".join(attempts[-1].errors) if attempts else "none"
+    reason = f"{len(attempts)} LLM attempt(s) rejected; last: {last_errors}"
+    fallback = rule_based_update(narration, extraction, retrieval, reason)
+    if fallback is None:
+        return record_unattributed(kg, narration, reason)
+    return apply_update(kg, fallback, narration, config.vocabulary)
+
+
+def narration_outcome(
+    kg: KitchenGraph,
+    narration: Narration,
+    extraction: Extraction,
+    report: ExecutionReport,
+    retrieval: Retrieval | None = None,
+    attempts: Sequence[AttemptRecord] = (),
+) -> NarrationOutcome:
+    """The record of one processed narration, with the touched food as it is now."""
+    return NarrationOutcome(
+        narration=narration,
+        extraction=extraction,
+        candidate_ids=tuple(food.food_id for food in retrieval.candidates) if retrieval else (),
+        attempts=tuple(attempts),
+        report=report,
+        after=kg.view(report.food_id, 0) if report.food_id else None,
+    )
+
+
 def process_narration(
     kg: KitchenGraph, narration: Narration, config: KitchenConfig, answer: Answerer
 ) -> NarrationOutcome:
@@ -58,42 +168,22 @@ def process_narration(
     extraction = extract_entities(narration.text, config.vocabulary)
     if extraction.target_kind == "zone":
         report = apply_zone_event(kg, narration, extraction, config.vocabulary)
-        return NarrationOutcome(narration=narration, extraction=extraction, report=report)
+        return narration_outcome(kg, narration, extraction, report)
     retrieval = retrieve_candidates(kg, extraction, config.retrieval)
     attempts: list[AttemptRecord] = []
-    feedback: RetryFeedback | None = None
-    for attempt in range(1, config.max_attempts + 1):
-        prompt = build_update_prompt(config.templates, narration, extraction, retrieval, feedback)
-        given = answer(prompt, narration, attempt)
-        check = validate_update(given, narration, extraction, retrieval, kg, config.vocabulary)
-        attempts.append(AttemptRecord(attempt=attempt, answer=given, errors=check.errors))
-        if check.update is not None:
-            report = apply_update(kg, check.update, narration, config.vocabulary)
-            break
-        if attempt < config.max_attempts:
-            feedback = RetryFeedback(
-                attempt=attempt + 1,
-                max_attempts=config.max_attempts,
-                errors=check.errors,
-                previous_answer=shown(given),
-            )
-    else:
-        reason = f"{config.max_attempts} LLM attempt(s) rejected; last: {'; '.join(attempts[-1].errors)}"
-        fallback = rule_based_update(narration, extraction, retrieval, reason)
-        report = (
-            apply_update(kg, fallback, narration, config.vocabulary)
-            if fallback is not None
-            else record_unattributed(kg, narration, reason)
-        )
-    candidate_ids = tuple(food.food_id for food in retrieval.candidates)
-    return NarrationOutcome(
-        narration=narration,
-        extraction=extraction,
-        candidate_ids=candidate_ids,
-        attempts=tuple(attempts),
-        report=report,
-        after=kg.view(report.food_id, 0) if report.food_id else None,
+    update: KgUpdate | None = None
+    while update is None and len(attempts) < config.max_attempts:
+        number = len(attempts) + 1
+        prompt = prompt_for_attempt(config, narration, extraction, retrieval, attempts)
+        given = answer(prompt, narration, number)
+        record, update = judge_answer(kg, config, narration, extraction, retrieval, number, given)
+        attempts.append(record)
+    report = (
+        apply_update(kg, update, narration, config.vocabulary)
+        if update is not None
+        else fall_back(kg, config, narration, extraction, retrieval, attempts)
     )
+    return narration_outcome(kg, narration, extraction, report, retrieval, attempts)
 
 
 def process_all(

@@ -123,22 +123,48 @@ def build_update_prompt(
     )
 
 
+class SingleTurn(Frozen):
+    """A prompt for an LLM leaf that sends one user message after a system text."""
+
+    system: str
+    user: str
+
+
+def as_single_turn(prompt: LlmPrompt) -> SingleTurn:
+    """The same prompt for a one-message LLM call: the few-shot turns, verbatim and in order, close
+    the system text as worked examples, and the last message (the request) is the user message.
+
+    A constant system text is also what providers cache, so the examples cost little per call.
+    """
+    *turns, request = prompt.messages
+    parts = [prompt.system]
+    if turns:
+        parts.append("WORKED EXAMPLES (each request is followed by the answer to give):")
+    for turn in turns:
+        label = "EXAMPLE REQUEST" if turn.role == "user" else "EXAMPLE ANSWER"
+        parts.append(f"{label}:\n{turn.content}")
+    return SingleTurn(system="\n\n".join(parts), user=request.content)
+
+
 def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
     return {"anyOf": [schema, {"type": "null"}]}
 
 
-def update_answer_schema(offered_food_ids: Sequence[str]) -> dict[str, Any]:
+def update_answer_schema(offered_food_ids: Sequence[str] | None) -> dict[str, Any]:
     """JSON Schema of the update answer; target_food_id may only be an offered id (or null).
 
-    Every property is required and nullable, which suits both strict structured-output modes and
-    grammar-constrained local decoding.
+    ``None`` means the candidates are not known when the schema is written (a tree's fixed schema
+    file): any id is allowed there and the validator checks it against the offer. Every property is
+    required and nullable, which suits both strict structured-output modes and grammar-constrained
+    local decoding.
     """
     text = {"type": "string"}
-    target = (
-        _nullable({"type": "string", "enum": sorted(set(offered_food_ids))})
-        if offered_food_ids
-        else {"type": "null"}
-    )
+    if offered_food_ids is None:
+        target: dict[str, Any] = _nullable(text)
+    elif offered_food_ids:
+        target = _nullable({"type": "string", "enum": sorted(set(offered_food_ids))})
+    else:
+        target = {"type": "null"}
     new_food = {
         "type": "object",
         "properties": {"name": text, "state": text, "quantity": text},

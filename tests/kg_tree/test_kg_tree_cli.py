@@ -1,0 +1,231 @@
+"""The ``treebrain kg`` commands and ``treebrain eval kg`` on the shipped robot file (scripted answers)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from treebrain.cli import main
+from treebrain.kg.config import KitchenConfig
+from treebrain.kg.eval_set import load_eval_set, load_scripted_answers
+from treebrain.kg.evaluation import evaluate, run_scenario, seed_graph
+from treebrain.kg.persistence import load_graph, save_graph
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str | Path) -> tuple[int, str, str]:
+    code = main([str(arg) for arg in argv])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.fixture
+def cereal_kitchen(tmp_path: Path, files: Any, kitchen_config: KitchenConfig) -> Path:
+    """A saved graph holding the breakfast scenario's kitchen before its first narration."""
+    scenario = next(s for s in load_eval_set(files.scenarios) if s.id == "breakfast_cereal")
+    path = tmp_path / "kg.json"
+    save_graph(seed_graph(scenario, kitchen_config), path)
+    return path
+
+
+@pytest.fixture
+def ingested(capsys: pytest.CaptureFixture[str], files: Any, cereal_kitchen: Path) -> Path:
+    code, out, _ = run(
+        capsys,
+        "kg",
+        "ingest",
+        files.sample_csv,
+        "--robot",
+        files.robot,
+        "--provider",
+        "scripted",
+        "--kg",
+        cereal_kitchen,
+        "-q",
+    )
+    assert code == 0, out
+    return cereal_kitchen
+
+
+def test_ingest_runs_the_tree_per_narration_and_saves_the_expected_kitchen(
+    capsys: pytest.CaptureFixture[str], files: Any, cereal_kitchen: Path
+) -> None:
+    code, out, _ = run(
+        capsys,
+        "kg",
+        "ingest",
+        files.sample_csv,
+        "--robot",
+        files.robot,
+        "--provider",
+        "scripted",
+        "--kg",
+        cereal_kitchen,
+        "--save-every",
+        "5",
+        "-q",
+    )
+    assert code == 0
+    assert out.splitlines() == [
+        "22 narration(s): CREATE_NEW 3, MODIFY_STATE 6, PLACE 6, TAKE 3, ZONE_EVENT 4",  # as labelled
+        "retries: 2; low-confidence rule-based updates: 0",
+        f"saved {cereal_kitchen}",
+    ]
+    graph = load_graph(cereal_kitchen).kg
+    assert sorted(graph.food_ids()) == [
+        "food_banana_1",
+        "food_bowl_1",
+        "food_cereal_1",
+        "food_knife_1",
+        "food_milk_1",
+        "food_spoon_1",
+    ]
+    assert graph.view("food_milk_1").zone_name == "fridge"
+    assert not list(cereal_kitchen.parent.glob(".kg.json.*.tmp"))
+
+
+def test_ingest_reports_a_bad_narration_file_without_touching_the_graph(
+    capsys: pytest.CaptureFixture[str], files: Any, tmp_path: Path
+) -> None:
+    narrations = tmp_path / "bad.csv"
+    narrations.write_text(
+        "narration_id,start_timestamp,stop_timestamp,narration\na,00:00:05,00:00:01,take milk\n"
+    )
+    code, _, err = run(
+        capsys, "kg", "ingest", narrations, "--robot", files.robot, "--kg", tmp_path / "kg.json"
+    )
+    assert code == 2
+    assert f"{narrations}:2: stop_timestamp: end 1.0 is before start 5.0" in err
+    assert not (tmp_path / "kg.json").exists()
+
+
+def test_an_unknown_provider_lists_the_profiles(
+    capsys: pytest.CaptureFixture[str], files: Any, tmp_path: Path
+) -> None:
+    code, _, err = run(capsys, "kg", "ingest", files.sample_csv, "--robot", files.robot, "--provider", "gpt9")
+    assert code == 2
+    assert "--provider: no LLM profile 'gpt9' (profiles: haiku, local, scripted)" in err
+
+
+def test_where_history_and_show_read_the_saved_graph(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, files: Any, ingested: Path
+) -> None:
+    monkeypatch.setenv("COLUMNS", "160")
+    code, out, _ = run(capsys, "kg", "where", "milk", "--robot", files.robot, "--kg", ingested)
+    assert (code, out) == (0, "food_milk_1 (milk): fridge (zone_fridge_1); state poured; last seen 32.8 s\n")
+    code, out, _ = run(capsys, "kg", "where", "bananna", "--robot", files.robot, "--kg", ingested)
+    assert (code, out) == (1, "no food matches 'bananna'; did you mean: banana?\n")
+    code, out, _ = run(capsys, "kg", "history", "banana", "--robot", files.robot, "--kg", ingested)
+    assert code == 0
+    assert "food_banana_1 (banana): bowl (zone_bowl_1), sliced" in out
+    assert [word for word in ("TAKE", "peel", "slice", "PLACE") if word in out] == [
+        "TAKE",
+        "peel",
+        "slice",
+        "PLACE",
+    ]
+    code, out, _ = run(capsys, "kg", "show", "--robot", files.robot, "--kg", ingested)
+    assert code == 0
+    assert out.startswith("6 food(s), 6 zone(s), 0 unattributed event(s)")
+    rows = [line.split("│")[1:-1] for line in out.splitlines() if "food_cereal_1" in line]
+    assert [cell.strip() for cell in rows[0]] == [
+        "food_cereal_1",
+        "cereal",
+        "cupboard (zone_cupboard_1)",
+        "closed",
+        "unknown",
+        "23.32",
+        "5",
+    ]
+
+
+def test_draw_writes_a_png(
+    capsys: pytest.CaptureFixture[str], files: Any, ingested: Path, tmp_path: Path
+) -> None:
+    picture = tmp_path / "kitchen.png"
+    code, out, _ = run(capsys, "kg", "draw", "--out", picture, "--robot", files.robot, "--kg", ingested)
+    assert (code, out) == (0, f"wrote {picture}\n")
+    assert picture.read_bytes().startswith(PNG_SIGNATURE)
+
+
+def test_a_missing_or_broken_graph_file_is_a_clear_error(
+    capsys: pytest.CaptureFixture[str], files: Any, tmp_path: Path
+) -> None:
+    missing = tmp_path / "none.json"
+    code, _, err = run(capsys, "kg", "show", "--robot", files.robot, "--kg", missing)
+    assert code == 2
+    assert err.splitlines()[0] == (
+        f"{missing}: no knowledge graph file here; run `treebrain kg ingest` first or pass --kg"
+    )
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"format": "treebrain.kitchen-kg",\n "version": 2}\n')
+    code, _, err = run(capsys, "kg", "where", "milk", "--robot", files.robot, "--kg", broken)
+    assert code == 2
+    assert f"{broken}:2:13: version: Input should be 1" in err
+
+
+def test_eval_reports_markdown_and_json_like_the_plain_loop(
+    capsys: pytest.CaptureFixture[str], files: Any, kitchen_config: KitchenConfig, tmp_path: Path
+) -> None:
+    report_file = tmp_path / "eval.json"
+    code, out, _ = run(
+        capsys,
+        "eval",
+        "kg",
+        "--robot",
+        files.robot,
+        "--provider",
+        "scripted",
+        "--out",
+        report_file,
+        "--hz",
+        "2000",
+    )
+    assert code == 0
+    assert out.splitlines()[:6] == [
+        "| metric | value |",
+        "|---|---|",
+        "| profile | scripted |",
+        "| scenarios | 6 |",
+        "| narrations | 157 |",
+        "| update-type accuracy | 100.0% |",
+    ]
+    assert "| duplicate-node rate | 0.0% |" in out and "| retries per narration | 0.083 |" in out
+    scenarios = load_eval_set(files.scenarios)
+    answers = load_scripted_answers(files.answers)
+    plain = evaluate(
+        scenarios,
+        [run_scenario(s, kitchen_config, answers) for s in scenarios],
+        kitchen_config.vocabulary.names,
+    )
+    written = json.loads(report_file.read_text())
+    assert {key: value for key, value in written.items() if key != "outcomes"} == {
+        "profile": "scripted",
+        **plain.model_dump(mode="json"),
+    }
+    assert len(written["outcomes"]) == 157
+    fallback = [outcome for outcome in written["outcomes"] if outcome["confidence"] == "low"]
+    assert fallback == [
+        {
+            "narration": "tea-24",
+            "outcome": "PLACE",
+            "food_id": "food_spoon_1",
+            "confidence": "low",
+            "attempt_errors": [
+                [
+                    "the answer is not valid JSON (Expecting value at line 1 column 1); answer with one JSON object"
+                ],
+                [
+                    "update_type 'DISCARD' is neither one of CREATE_NEW, TAKE, PLACE, MODIFY_STATE nor a known kitchen verb"
+                ],
+                [
+                    "target_food_id 'food_spoon_9' is not in the graph; offered: food_spoon_1 (spoon, in left hand)"
+                ],
+            ],
+            "warnings": [],
+        }
+    ]
