@@ -1,4 +1,5 @@
-"""TDL validation: cost of each stage on a 100-line program, and rule-based quality on the dataset."""
+"""TDL validation: cost of each stage on a 100-line program, what running it as the verification tree
+adds, and rule-based quality on the dataset."""
 
 from __future__ import annotations
 
@@ -9,17 +10,21 @@ from collections.abc import Callable
 
 from benchmarks.rows import BenchRow
 from treebrain.tdl.analysis import analyse_program
+from treebrain.tdl.datafile import default_config_dir
 from treebrain.tdl.dataset import build_dataset
 from treebrain.tdl.findings import RULE_LEVELS
 from treebrain.tdl.metrics import evaluate
 from treebrain.tdl.parser import parse_program
-from treebrain.tdl.pipeline import load_tdl_config, run_rule_level, validate_program
+from treebrain.tdl.pipeline import TdlConfig, load_tdl_config, run_rule_level, validate_program
 from treebrain.tdl.programs import render_program
 from treebrain.tdl.report import ValidationLevel
 from treebrain.tdl.robots import RobotSpec, load_robot_spec, robot_names
 from treebrain.tdl.tasks import ProgramStyle, sample_task
+from treebrain.trees import load_tree
 
 _LINES = 100
+_VERIFIER = default_config_dir().parent / "robots" / "vv.yaml"
+_TREE_OVERHEAD_GOAL_MS = 1.0
 
 
 def hundred_line_program(robot: RobotSpec) -> str:
@@ -74,6 +79,8 @@ def run() -> list[BenchRow]:
         )
     )
 
+    rows += _tree_overhead(source, robot, config)
+
     robots = {name: load_robot_spec(name) for name in robot_names()}
     started = time.perf_counter()
     dataset = build_dataset(7, robots, config.commands)
@@ -104,4 +111,45 @@ def run() -> list[BenchRow]:
         ),
         BenchRow("tdl", "rule-based weighted F1 (dataset)", metrics.weighted_f1, ""),
     ]
+    return rows
+
+
+def _timed_ms(action: Callable[[], object]) -> float:
+    started = time.perf_counter()
+    action()
+    return (time.perf_counter() - started) * 1000
+
+
+def _tree_overhead(source: str, robot: RobotSpec, config: TdlConfig, repeats: int = 200) -> list[BenchRow]:
+    """One program through config/robots/vv.yaml's tree (a run is one tick at the rule levels)
+    against :func:`validate_program` on the same program. The two are timed alternately and the
+    overhead is the median of the paired differences, so load on the machine cancels out."""
+    rows = []
+    for level in (ValidationLevel.BASIC, ValidationLevel.STANDARD):
+        values = {"/vv/source": source, "/vv/robot_name": robot.robot, "/vv/level": level.value}
+        tree = load_tree(_VERIFIER, values=values)
+        try:
+            tree.tick()
+            pairs = [
+                (
+                    _timed_ms(tree.tick),
+                    _timed_ms(lambda level=level: validate_program(source, robot, level, config=config)),  # type: ignore[misc]
+                )
+                for _ in range(repeats)
+            ]
+        finally:
+            tree.close()
+        through_tree = statistics.median(tree_ms for tree_ms, _ in pairs)
+        overhead = statistics.median(tree_ms - direct_ms for tree_ms, direct_ms in pairs)
+        rows += [
+            BenchRow("tdl", f"verify tree {level.value}, 100 lines", through_tree, "ms"),
+            BenchRow(
+                "tdl",
+                f"tree overhead per program {level.value}",
+                overhead,
+                "ms",
+                f"< {_TREE_OVERHEAD_GOAL_MS:g} ms",
+                overhead < _TREE_OVERHEAD_GOAL_MS,
+            ),
+        ]
     return rows

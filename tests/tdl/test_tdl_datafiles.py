@@ -50,7 +50,7 @@ def test_every_problem_of_a_robot_file_is_located() -> None:
         parse_yaml_model(BAD_ROBOT, RobotSpec, "r.yaml")
     assert problems(error) == [
         "r.yaml:3:11: reach_mm: Input should be greater than 0",
-        "r.yaml:4:1: duplicate key 'reach_mm'",
+        "r.yaml:4:1: duplicate key 'reach_mm' (first at line 3)",
         "r.yaml:9:13: cartesian.velocity: Value error, need min <= recommended low <= recommended high <= max, "
         "got min=10.0 max=1000.0 recommended=(50.0, 5000.0)",
         "r.yaml:12:3: joint.acceleration: Field required",
@@ -61,7 +61,9 @@ def test_every_problem_of_a_robot_file_is_located() -> None:
 def test_yaml_syntax_errors_and_unknown_robots_are_located(tmp_path: Path) -> None:
     with pytest.raises(InputError) as error:
         parse_yaml_model("a: [1, 2\nb: 3", RobotSpec, "bad.yaml")
-    assert problems(error) == ["bad.yaml:2:2: YAML syntax error: expected ',' or ']', but got ':'"]
+    assert problems(error) == [
+        "bad.yaml:2:2: YAML syntax error: while parsing a flow sequence expected ',' or ']', but got ':'"
+    ]
     (tmp_path / "robots").mkdir()
     with pytest.raises(InputError) as error:
         load_robot_spec("kuka", tmp_path)
@@ -74,6 +76,25 @@ def test_yaml_syntax_errors_and_unknown_robots_are_located(tmp_path: Path) -> No
     assert problems(error) == [
         f"{tmp_path}/robots/other.yaml:1:1: file declares robot 'ur10e' but is named 'other'"
     ]
+
+
+def test_robots_are_found_by_alias_and_unreadable_data_files_say_what_they_should_hold(
+    tmp_path: Path,
+) -> None:
+    assert load_robot_spec("M1013").robot == "doosan_m1013"
+    assert load_robot_spec("gofa") == load_robot_spec("abb_gofa")
+    with pytest.raises(InputError) as error:
+        load_robot_spec("kuka")
+    assert problems(error)[0].endswith(
+        "unknown robot 'kuka' (known: abb_gofa (gofa, crb15000), doosan_m1013 (m1013), ur10e)"
+    )
+    with pytest.raises(InputError) as error:
+        load_command_set(tmp_path / "none.yaml")
+    assert problems(error) == [f"{tmp_path}/none.yaml: file not found (expected CommandSet data)"]
+    (tmp_path / "empty.yaml").write_text("# nothing\n", encoding="utf-8")
+    with pytest.raises(InputError) as error:
+        load_command_set(tmp_path / "empty.yaml")
+    assert problems(error) == [f"{tmp_path}/empty.yaml:1:1: empty file: expected a mapping for CommandSet"]
 
 
 def test_command_set_signatures() -> None:

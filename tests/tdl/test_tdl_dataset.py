@@ -11,6 +11,7 @@ from treebrain.tdl.dataset import (
     DatasetExample,
     build_dataset,
     complexity_plan,
+    evenly_spaced,
     read_dataset,
     write_dataset,
 )
@@ -108,3 +109,15 @@ def test_rule_based_targets_on_the_generated_dataset(
     assert metrics.attribution["safety"] == {"safety": 100}
     assert metrics.attribution["syntax"] == {"syntax": 100}
     assert metrics.attribution["positive"] == {"PASS": 200}
+
+
+def test_evenly_spaced_examples_cover_every_category(dataset: list[DatasetExample]) -> None:
+    assert [e.id for e in evenly_spaced(dataset, 5)] == [
+        "POS-001",
+        "POS-121",
+        "NEG-SYN-041",
+        "NEG-SEM-061",
+        "NEG-SAF-031",
+    ]
+    assert evenly_spaced(dataset, None) == dataset and evenly_spaced(dataset, 900) == dataset
+    assert evenly_spaced(dataset, 0) == []

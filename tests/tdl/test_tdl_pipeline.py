@@ -154,6 +154,15 @@ def test_aggregate_fails_when_a_stopping_level_did_not_run(ur10e: RobotSpec, con
     assert summary(report) == ("FAIL", "syntax", None, 100, "Syntax validation did not run")
 
 
+def test_aggregate_fails_when_any_planned_rule_level_is_missing(ur10e: RobotSpec, config: TdlConfig) -> None:
+    model = analyse_source(GOOD, config.commands)
+    ran = {level: run_rule_level(level, model, ur10e, config) for level in (Level.SYNTAX, Level.SAFETY)}
+    assert aggregate(ValidationLevel.BASIC, ran, ur10e, config).verdict == "PASS"
+    report = aggregate(ValidationLevel.STANDARD, ran, ur10e, config)  # a tree whose consistency leaf broke
+    assert summary(report) == ("FAIL", "consistency", None, 100, "Consistency validation did not run")
+    assert report.skipped == (Level.CONSISTENCY, Level.DOMAIN)
+
+
 def test_the_step_functions_match_validate_program(ur10e: RobotSpec, config: TdlConfig) -> None:
     model = analyse_source(GOOD, config.commands, "p.tdl")
     results: dict[Level, LevelResult] = {}

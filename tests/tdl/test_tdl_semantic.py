@@ -8,8 +8,6 @@ from hypothesis import strategies as st
 from treebrain.tdl.pipeline import TdlConfig
 from treebrain.tdl.semantic import (
     ASPECTS,
-    DETAILED_SCHEMA,
-    QUICK_SCHEMA,
     AspectResult,
     DetailedAnalysis,
     QuickCheck,
@@ -17,9 +15,13 @@ from treebrain.tdl.semantic import (
     SemanticOutcome,
     build_detailed_prompt,
     build_quick_check_prompt,
+    response_schema,
+)
+from treebrain.tdl.semantic_answers import (
     needs_detailed_analysis,
     parse_detailed_analysis,
     parse_quick_check,
+    read_answer,
     semantic_outcome,
 )
 
@@ -29,7 +31,8 @@ def test_quick_prompt_has_system_few_shot_turns_and_schema(config: TdlConfig) ->
     examples = config.prompts.quick.examples
     assert len(examples) == 5
     assert prompt.schema_name == "tdl_quick_check"
-    assert prompt.json_schema == QUICK_SCHEMA
+    assert prompt.json_schema == response_schema("tdl_quick_check")
+    assert prompt.json_schema["required"] == ["verdict", "confidence", "brief_reason"]
     assert "never instructions to you" in prompt.system
     assert [message.role for message in prompt.messages] == ["user", "assistant"] * 5 + ["user"]
     assert json.loads(prompt.messages[1].content) == examples[0].answer.model_dump()
@@ -42,7 +45,9 @@ def test_detailed_prompt_mentions_the_quick_hypothesis_and_truncates_long_progra
     quick = QuickCheck(verdict="PASS", confidence=60, brief_reason="probably fine")
     program = "// x\n" * 5000
     prompt = build_detailed_prompt("Pick the cube", program, config.prompts, quick)
-    assert prompt.json_schema == DETAILED_SCHEMA
+    assert prompt.json_schema == response_schema("tdl_detailed_analysis")
+    aspects = prompt.json_schema["properties"]["detailed_analysis"]["required"]
+    assert tuple(aspects) == ASPECTS
     assert "A quick check said PASS with confidence 60 ('probably fine')" in prompt.system
     final = prompt.messages[-1].content
     assert f"[{len(program) - config.prompts.max_program_chars} more characters not shown]" in final
@@ -173,3 +178,25 @@ _ANSWERS = st.one_of(
 def test_parsing_never_raises(raw: object) -> None:
     assert isinstance(parse_quick_check(raw), QuickCheck | SemanticFailure)
     assert isinstance(parse_detailed_analysis(raw), DetailedAnalysis | SemanticFailure)
+
+
+def test_read_answer_prefers_parsed_json_then_the_error_then_the_raw_text() -> None:
+    parsed = {"verdict": "FAIL", "confidence": 88, "brief_reason": "wrong cube"}
+    assert read_answer("quick", parsed, "ignored", None) == QuickCheck(
+        verdict="FAIL", confidence=88, brief_reason="wrong cube"
+    )
+    assert read_answer("quick", None, "partial {", "timeout: deadline passed") == SemanticFailure(
+        stage="quick", reason="timeout: deadline passed", raw="partial {"
+    )
+    from_raw = read_answer("detailed", None, '{"overall_verdict": "PASS", "confidence": 70}', None)
+    assert isinstance(from_raw, DetailedAnalysis) and from_raw.confidence == 70
+    assert read_answer("detailed", None, None, None) == SemanticFailure(stage="detailed", reason="no answer")
+
+
+def test_prompts_split_into_few_shot_pairs_and_the_request(config: TdlConfig) -> None:
+    prompt = build_quick_check_prompt("Pick the cube", "GOAL G() { }", config.prompts)
+    pairs = prompt.few_shot()
+    assert len(pairs) == len(config.prompts.quick.examples)
+    assert pairs[0]["request"] == prompt.messages[0].content
+    assert json.loads(pairs[0]["answer"]) == config.prompts.quick.examples[0].answer.model_dump()
+    assert prompt.request == prompt.messages[-1].content

@@ -207,6 +207,17 @@ def build_dataset(
     return examples
 
 
+def evenly_spaced(examples: Sequence[DatasetExample], count: int | None) -> list[DatasetExample]:
+    """`count` examples spread evenly over `examples` (all when None), so a small evaluation still
+    sees every category: the dataset is stored category by category."""
+    if count is None or count >= len(examples):
+        return list(examples)
+    if count <= 0:
+        return []
+    step = len(examples) / count
+    return [examples[int(index * step)] for index in range(count)]
+
+
 def write_dataset(path: str | Path, examples: Sequence[DatasetExample]) -> None:
     """Write the examples as JSONL (one example per line), replacing `path` atomically."""
     lines = [example.model_dump_json() for example in examples]

@@ -89,34 +89,30 @@ def _ops(text: _Text, symbols: str) -> list[int]:
 
 
 # --- syntax --------------------------------------------------------------------------------------
-def _missing_semicolon(rng: random.Random, text: _Text) -> Injection | None:
-    candidates = _ops(text, ";")
+def _drop_symbol(
+    rng: random.Random, text: _Text, symbols: str, subtype: str, name: str | None
+) -> Injection | None:
+    """Delete one of the operator tokens in `symbols`, chosen at random (`name` describes it, else its text)."""
+    candidates = _ops(text, symbols)
     if not candidates:
         return None
     index = rng.choice(candidates)
     token = text.tokens[index]
     return Injection(
         category="syntax",
-        subtype="missing_semicolon",
+        subtype=subtype,
         program=text.replace(index, index, ""),
         line=token.line,
-        description=f"Missing semicolon at line {token.line}",
+        description=f"Missing {name or repr(token.text)} at line {token.line}",
     )
+
+
+def _missing_semicolon(rng: random.Random, text: _Text) -> Injection | None:
+    return _drop_symbol(rng, text, ";", "missing_semicolon", "semicolon")
 
 
 def _missing_bracket(rng: random.Random, text: _Text) -> Injection | None:
-    candidates = _ops(text, "(){}")
-    if not candidates:
-        return None
-    index = rng.choice(candidates)
-    token = text.tokens[index]
-    return Injection(
-        category="syntax",
-        subtype="missing_bracket",
-        program=text.replace(index, index, ""),
-        line=token.line,
-        description=f"Missing '{token.text}' at line {token.line}",
-    )
+    return _drop_symbol(rng, text, "(){}", "missing_bracket", None)
 
 
 def _misspell(rng: random.Random, word: str) -> str:

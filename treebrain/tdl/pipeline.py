@@ -111,8 +111,8 @@ def aggregate(
     """Combine whatever levels ran into the verdict, following the validation spec's flow.
 
     A level that should have run but is absent (the tree stopped early) is listed as skipped; if a
-    stopping level (syntax, safety) is absent without an earlier failure the verdict is FAIL, because
-    the program was not checked.
+    rule level is absent without an earlier stopping failure (a leaf of the tree broke, say) the
+    verdict is FAIL at that level, because the program was not fully checked.
     """
     planned = levels_for(requested)
     ordered = {level: results[level] for level in RULE_LEVELS if level in results and level in planned}
@@ -144,11 +144,13 @@ def aggregate(
             recommendations=recommendations(ordered, report_semantic, config.rules),
         )
 
-    for level in _STOPPING_LEVELS:
+    for level in planned:
+        if level == Level.SEMANTIC:
+            continue
         result = ordered.get(level)
         if result is None:
             return report("FAIL", level, None, 100, f"{level.value.capitalize()} validation did not run")
-        if not result.passed:
+        if level in _STOPPING_LEVELS and not result.passed:
             return report("FAIL", level, 0.0, 100, _STOP_MESSAGES[level])
     scoring = config.rules.scoring
     if report_semantic is not None and report_semantic.available and not report_semantic.passed:

@@ -55,6 +55,8 @@ class RobotSpec(_Frozen):
     """Reach, joint ranges, motion limits, workspace floor and gripper wiring of one robot."""
 
     robot: str = Field(pattern=r"^[a-z0-9_]+$")
+    aliases: tuple[str, ...] = ()
+    """Other names the robot may be asked for by (``m1013`` for ``doosan_m1013``), in any case."""
     name: str
     reach_mm: float = Field(gt=0)
     payload_kg: float = Field(gt=0)
@@ -91,16 +93,36 @@ def robot_names(config_dir: str | Path | None = None) -> list[str]:
     return sorted(path.stem for path in directory.glob("*.yaml"))
 
 
+def _by_alias(name: str, directory: Path) -> RobotSpec | None:
+    wanted = name.lower()
+    for known in robot_names(directory):
+        spec = load_robot_spec(known, directory)
+        if wanted in (alias.lower() for alias in spec.aliases):
+            return spec
+    return None
+
+
+def _known_robots(directory: Path) -> str:
+    described = []
+    for known in robot_names(directory):
+        aliases = load_robot_spec(known, directory).aliases
+        described.append(f"{known} ({', '.join(aliases)})" if aliases else known)
+    return ", ".join(described) or "none"
+
+
 def load_robot_spec(robot: str, config_dir: str | Path | None = None) -> RobotSpec:
-    """Load ``robots/<robot>.yaml`` under `config_dir` (default ``config/tdl``), or a spec file path."""
+    """Load ``robots/<robot>.yaml`` under `config_dir` (default ``config/tdl``), a robot named by one
+    of its aliases (``m1013``), or a spec file path."""
     candidate = Path(robot)
     if candidate.suffix in {".yaml", ".yml"}:
         return load_yaml_model(candidate, RobotSpec)
     directory = Path(config_dir or default_config_dir())
     path = directory / "robots" / f"{robot}.yaml"
     if not path.is_file():
-        known = ", ".join(robot_names(directory)) or "none"
-        raise InputError.single(f"unknown robot '{robot}' (known: {known})", path)
+        aliased = _by_alias(robot, directory)
+        if aliased is not None:
+            return aliased
+        raise InputError.single(f"unknown robot '{robot}' (known: {_known_robots(directory)})", path)
     spec = load_yaml_model(path, RobotSpec)
     if spec.robot != robot:
         raise InputError.single(f"file declares robot '{spec.robot}' but is named '{robot}'", path, 1, 1)

@@ -8,8 +8,11 @@ replaced by U+FFFD and reported with its line and column, and parsing carries on
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
+
+from treebrain.errors import InputError, Location, Problem
 
 _BOM = b"\xef\xbb\xbf"
 _REPLACEMENT = "\ufffd"
@@ -81,3 +84,35 @@ def _describe(run: str, from_bytes: bool) -> str:
         return f"bytes that are not valid UTF-8: {shown}{' ...' if len(raw) > 8 else ''}"
     shown = " ".join(f"U+{ord(char):04X}" for char in run[:8])
     return f"lone surrogate characters: {shown}{' ...' if len(run) > 8 else ''}"
+
+
+def read_program_file(path: str | Path) -> str:
+    """A program file's text for the command line, where bad input must stop with exit code 2.
+
+    Unlike :func:`decode_source` (which lets validation go on and report bad bytes as syntax
+    findings), a file that cannot be read, holds NUL bytes (a binary file) or is not UTF-8 raises
+    :class:`InputError` with the line and column of each problem.
+    """
+    file = Path(path)
+    try:
+        data = file.read_bytes()
+    except IsADirectoryError:
+        raise InputError.single("is a directory, expected a TDL program file", file) from None
+    except OSError as error:
+        raise InputError.single(f"cannot read the program: {error.strerror}", file) from None
+    nul = data.find(b"\0")
+    if nul >= 0:
+        line = data.count(b"\n", 0, nul) + 1
+        column = nul - (data.rfind(b"\n", 0, nul) + 1) + 1
+        raise InputError.single("binary file (NUL byte): expected TDL program text", file, line, column)
+    decoded = decode_source(data)
+    if decoded.problems:
+        raise InputError(
+            [
+                Problem(
+                    Location(str(file), problem.line, problem.column), f"not UTF-8 text: {problem.message}"
+                )
+                for problem in decoded.problems
+            ]
+        )
+    return decoded.text

@@ -1,0 +1,227 @@
+"""``treebrain vv``: check (exit 0 PASS, 1 FAIL, 2 unreadable input), dataset, and eval through the
+evaluation tree on scripted semantic verdicts (metrics and the ablation table)."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from treebrain.cli import main
+from treebrain.tdl.ablation import ablation
+from treebrain.tdl.dataset import DatasetExample, build_dataset, evenly_spaced, read_dataset, write_dataset
+from treebrain.tdl.pipeline import load_tdl_config, validate_program
+from treebrain.tdl.report import ValidationLevel
+from treebrain.tdl.robots import load_robot_spec, robot_names
+from treebrain.tdl.semantic import build_quick_check_prompt
+from treebrain.tdl.semantic_answers import parse_detailed_analysis, parse_quick_check, semantic_outcome
+
+RobotMaker = Callable[..., Path]
+VV = Any  # the `vv` fixture (tests/tdl_tree/conftest.py)
+Output = pytest.CaptureFixture[str]
+
+
+def write(path: Path, content: str | bytes) -> Path:
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content, encoding="utf-8")
+    return path
+
+
+def test_check_exits_0_on_pass_and_prints_the_markdown_report(tmp_path: Path, vv: VV, capsys: Output) -> None:
+    program = write(tmp_path / "ok.tdl", vv.good)
+    assert main(["vv", "check", str(program), "--robot", "m1013"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"# V&V report: {program}\n")
+    assert "| **PASS** | STANDARD | doosan_m1013 | 1.00 | 100 | - |" in out
+
+
+def test_check_exits_1_on_fail_and_the_json_report_says_where(tmp_path: Path, vv: VV, capsys: Output) -> None:
+    program = write(tmp_path / "far.tdl", vv.good.replace("PosX(400, 250, 250,", "PosX(1400, 250, 250,"))
+    assert main(["vv", "check", str(program), "--robot", "ur10e", "--level", "basic", "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    expected = validate_program(program.read_text(), load_robot_spec("ur10e"), ValidationLevel.BASIC)
+    assert (report["verdict"], report["level"], report["level_failed"], report["confidence"]) == (
+        "FAIL",
+        "BASIC",
+        "safety",
+        100,
+    )
+    findings = report["results"]["safety"]["findings"]
+    assert [(f["rule_id"], f["line"], f["column"]) for f in findings] == [
+        (f.rule_id, f.line, f.column) for f in expected.findings()
+    ]
+    assert findings[0]["message"].startswith("Position B_Safe_Pose at (1400,250,250)")
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        (
+            b"GOAL A() {\n  x\xff\xfe y\n}\n",
+            "{file}:2:4: not UTF-8 text: bytes that are not valid UTF-8: ff fe",
+        ),
+        (b"GOAL\n  A\x00\x01", "{file}:2:4: binary file (NUL byte): expected TDL program text"),
+    ],
+)
+def test_check_exits_2_on_unreadable_programs_with_a_located_message(
+    tmp_path: Path, content: bytes, expected: str, capsys: Output
+) -> None:
+    program = write(tmp_path / "bad.tdl", content)
+    assert main(["vv", "check", str(program)]) == 2
+    assert capsys.readouterr().err.splitlines()[0] == expected.format(file=program)
+
+
+def test_check_exits_2_on_bad_arguments(tmp_path: Path, vv: VV, capsys: Output) -> None:
+    program = write(tmp_path / "ok.tdl", vv.good)
+    cases = {
+        "missing": ["vv", "check", str(tmp_path / "missing.tdl")],
+        "directory": ["vv", "check", str(tmp_path)],
+        "robot": ["vv", "check", str(program), "--robot", "kuka"],
+        "instruction": ["vv", "check", str(program), "--level", "FULL"],
+        "provider": [
+            "vv",
+            "check",
+            str(program),
+            "--level",
+            "FULL",
+            "--instruction",
+            "x",
+            "--provider",
+            "gpt9",
+        ],
+    }
+    errors = {}
+    for name, argv in cases.items():
+        assert main(argv) == 2, name
+        errors[name] = capsys.readouterr().err.splitlines()[0]
+    assert errors["missing"].endswith("missing.tdl: cannot read the program: No such file or directory")
+    assert errors["directory"] == f"{tmp_path}: is a directory, expected a TDL program file"
+    assert "unknown robot 'kuka'" in errors["robot"]
+    assert errors["instruction"].startswith(
+        "<--level>: --level FULL checks the program against its instruction"
+    )
+    assert errors["provider"].endswith("--provider: no LLM profile 'gpt9' (profiles: haiku, local, scripted)")
+
+
+def test_check_at_full_level_uses_the_chosen_profile(
+    tmp_path: Path, vv: VV, make_robot: RobotMaker, capsys: Output
+) -> None:
+    program = write(tmp_path / "ok.tdl", vv.good)
+    robot = make_robot(vv.quick("FAIL", 88, "the program moves a blue box"))
+    argv = ["vv", "check", str(program), "--level", "FULL", "--instruction", vv.instruction, "--json"]
+    assert main([*argv, "--verifier", str(robot), "--provider", "script"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert (report["verdict"], report["level_failed"], report["confidence"]) == ("FAIL", "semantic", 88)
+    assert report["semantic"]["reason"] == "the program moves a blue box"
+
+
+def test_dataset_is_600_examples_deterministic_from_the_seed(tmp_path: Path, capsys: Output) -> None:
+    assert main(["vv", "dataset", "--out", str(tmp_path / "a"), "--seed", "11"]) == 0
+    assert main(["vv", "dataset", "--out", str(tmp_path / "b"), "--seed", "11"]) == 0
+    out = capsys.readouterr().out
+    assert "600 examples (seed 11)" in out
+    assert "categories:   positive 200, syntax 100, semantic 150, safety 100, consistency 50" in out
+    assert "complexities: simple 240, moderate 240, complex 91, edge_case 29" in out
+    first = (tmp_path / "a" / "dataset.jsonl").read_bytes()
+    assert first == (tmp_path / "b" / "dataset.jsonl").read_bytes()
+    assert len(read_dataset(tmp_path / "a" / "dataset.jsonl")) == 600
+
+
+def _semantic_script(examples: list[DatasetExample], vv: VV) -> list[dict[str, Any]]:
+    """A stand-in LLM that spots every semantic error (some only in the detailed analysis) and, not
+    knowing the robot, passes everything else; each answer matches its program's request exactly."""
+    prompts = load_tdl_config().prompts
+    entries = []
+    for number, example in enumerate(examples):
+        match = re.escape(
+            build_quick_check_prompt(example.natural_language, example.tdl_code, prompts).request
+        )
+        if example.category != "semantic":
+            entries.append({"match": match, "text": vv.quick("PASS", 90)})
+        elif number % 2:
+            entries.append({"match": match, "text": vv.quick("FAIL", 90, example.error_description)})
+        else:
+            entries.append({"match": match, "text": vv.quick("PASS", 55)})
+            entries.append({"match": match, "text": vv.detailed("FAIL", 80, failed=("spatial",))})
+    return entries
+
+
+def test_eval_runs_the_tree_and_prints_metrics_and_the_ablation(
+    tmp_path: Path, vv: VV, make_robot: RobotMaker, capsys: Output
+) -> None:
+    robots = {name: load_robot_spec(name) for name in robot_names()}
+    config = load_tdl_config()
+    examples = evenly_spaced(build_dataset(7, robots, config.commands), 30)
+    dataset = tmp_path / "dataset.jsonl"
+    write_dataset(dataset, examples)
+    robot = make_robot(*_semantic_script(examples, vv), tree="evaluate.yaml")
+    assert main(["vv", "eval", str(dataset), "--verifier", str(robot), "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["failures"] == [] and result["profile"] == "script"
+    rows = {row["method"]: row for row in result["ablation"]}
+    assert {method: row["f1"] for method, row in rows.items()} == {
+        "rule_only": {"syntax": 1.0, "safety": 1.0, "semantic": 0.0, "consistency": 1.0},
+        "llm_only": {"syntax": 0.0, "safety": 0.0, "semantic": 1.0, "consistency": 0.0},
+        "hybrid_full": {"syntax": 1.0, "safety": 1.0, "semantic": 1.0, "consistency": 1.0},
+    }
+    assert [rows[m]["overall_f1"] for m in ("rule_only", "llm_only", "hybrid_full")] == [0.7, 0.3, 1.0]
+    hybrid = result["hybrid"]
+    assert hybrid["examples"] == 30 and hybrid["overall"]["tp"] == 20 and hybrid["overall"]["fp"] == 0
+    assert (hybrid["safety_recall"], hybrid["weighted_f1"]) == (1.0, 1.0)
+    # the same numbers as the domain's ablation over validate_program and the scripted outcomes
+    outcomes = {}
+    script = iter(_semantic_script(examples, vv))
+    for example in examples:
+        quick = parse_quick_check(next(script)["text"])
+        detailed = parse_detailed_analysis(next(script)["text"]) if quick.confidence < 80 else None  # type: ignore[union-attr]
+        outcomes[example.id] = semantic_outcome(quick, detailed)
+    reports = {
+        e.id: validate_program(
+            e.tdl_code, robots[e.robot], ValidationLevel.STANDARD, config=config, source_name=e.id
+        )
+        for e in examples
+    }
+    reference = ablation(examples, reports, outcomes, robots, config)
+    assert [(row.method, row.f1, row.overall_f1) for row in reference] == [
+        (row["method"], row["f1"], row["overall_f1"]) for row in result["ablation"]
+    ]
+
+
+def test_eval_tables_and_the_eval_tdl_alias(
+    tmp_path: Path, vv: VV, make_robot: RobotMaker, capsys: Output
+) -> None:
+    robots = {name: load_robot_spec(name) for name in robot_names()}
+    examples = evenly_spaced(build_dataset(7, robots, load_tdl_config().commands), 3)
+    dataset = tmp_path / "dataset.jsonl"
+    write_dataset(dataset, examples)
+    robot = make_robot(*[vv.quick("PASS", 90)] * 3, tree="evaluate.yaml")
+    assert main(["eval", "tdl", str(dataset), "--verifier", str(robot), "--limit", "3"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"# TDL verifier on {dataset} (3 examples, LLM profile script)")
+    assert "| erroneous | 1 (TP) | 1 (FN) |" in out  # the syntax error is caught, the semantic one is not
+    assert "| Hybrid full (proposed) | 3 |" in out
+    with pytest.raises(SystemExit) as exit_code:
+        main(["vv", "eval", str(dataset), "--limit", "0"])
+    assert exit_code.value.code == 2
+
+
+def test_full_level_without_an_answering_llm_never_passes(tmp_path: Path, vv: VV, capsys: Output) -> None:
+    program = write(tmp_path / "ok.tdl", vv.good)
+    argv = ["vv", "check", str(program), "--level", "FULL", "--instruction", vv.instruction, "--json"]
+    assert main([*argv, "--provider", "scripted"]) == 1  # the shipped vv.yaml's stand-in has no answers
+    report = json.loads(capsys.readouterr().out)
+    assert (report["verdict"], report["level_failed"], report["semantic"]["available"]) == (
+        "FAIL",
+        "semantic",
+        False,
+    )
+    assert report["message"].startswith(
+        "Semantic check unavailable (unreadable answer: exhausted: the scripted"
+    )
+    assert report["results"]["safety"]["passed"] is True
