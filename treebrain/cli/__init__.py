@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import os
 import pkgutil
 import sys
 from collections.abc import Sequence
@@ -18,7 +19,7 @@ from types import ModuleType
 from rich.console import Console
 from rich.logging import RichHandler
 
-from treebrain.cli.common import EXIT_BAD_INPUT, EXIT_INTERRUPTED, print_problems
+from treebrain.cli.common import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, print_problems
 from treebrain.errors import InputError
 
 
@@ -62,6 +63,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader went away (`treebrain ... | head`): stop quietly, as Unix tools do.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
     return code
 
 
