@@ -23,7 +23,7 @@ $(VENV)/.installed-test: pyproject.toml | $(PY)
 	touch $@
 
 demo: $(VENV)/.installed-demo
-	$(VENV)/bin/treebrain --log-level info run config/robots/demo_bot.yaml --hz 20 --max-ticks 400
+	$(VENV)/bin/treebrain voice "make a cheese sandwich" "make a ham and lettuce sandwich on the left" --robot config/robots/gofa.yaml
 
 # Browser tests drive Debian's Chromium through the playwright package (never `playwright install`,
 # which downloads a browser and fails here).

@@ -31,6 +31,7 @@ from treebrain.llm import (
     Message,
     RetryPolicy,
     ToolSpec,
+    parse_structured,
 )
 from treebrain.llm.prompting import PromptTemplate, TemplateError, render_prompt
 from treebrain.llm.schema_check import validate as validate_schema
@@ -138,6 +139,10 @@ class LLMAction(AsyncAction):
     def extra_variables(self) -> dict[str, Any]:
         return {}
 
+    def sampling(self) -> dict[str, Any]:
+        """The request's temperature and answer budget (a subclass may take them from inputs)."""
+        return {"temperature": self.params.temperature, "max_tokens": self.params.max_tokens}
+
     @abc.abstractmethod
     def on_response(self, response: LLMResponse) -> Status:
         """Turn a completed call into outputs and a status."""
@@ -166,9 +171,8 @@ class LLMAction(AsyncAction):
         return LLMRequest(
             system=system,
             messages=[Message(role="user", content=text, images=images)],
-            temperature=self.params.temperature,
-            max_tokens=self.params.max_tokens,
             timeout_s=self.params.timeout_s,
+            **self.sampling(),
             **self.request_options(),
         )
 
@@ -237,15 +241,36 @@ class GenerateParams(LLMParams):
         None, alias="schema", description="JSON Schema of the answer (inline, or a .json/.yaml file)"
     )
     schema_name: str = "output"
+    strict_schema: bool = Field(
+        True,
+        description="false: an answer that is JSON but breaks the schema is still written to `result`, "
+        "for pipelines that check and repair answers themselves (the schema still guides the model)",
+    )
 
 
 class Generate(LLMAction):
-    """Asks a model for an answer (schema-valid JSON when a schema is given) and writes `result`."""
+    """Asks a model for an answer (schema-valid JSON when a schema is given) and writes `result`.
+
+    The `schema`, `temperature` and `max_tokens` inputs, when mapped and set, replace the params of
+    the same names for one call: a pipeline whose schema or sampling changes per request (a creative
+    command at temperature 1.0) prepares them on the blackboard.
+    """
 
     type_name = "llm.generate"
     Params = GenerateParams
     params: GenerateParams
-    inputs = LLMAction.base_inputs
+    inputs = {
+        **LLMAction.base_inputs,
+        "schema": Port(
+            "dict[str, any]", "JSON Schema of this call's answer (instead of params.schema)", required=False
+        ),
+        "temperature": Port(
+            "float", "sampling temperature of this call (instead of params.temperature)", required=False
+        ),
+        "max_tokens": Port(
+            "int", "answer budget of this call (instead of params.max_tokens)", required=False
+        ),
+    }
     outputs = {"result": Port("any", "the parsed JSON (with a schema) or the text"), **LLMAction.base_outputs}
 
     def __init__(self, setup: NodeSetup) -> None:
@@ -261,18 +286,38 @@ class Generate(LLMAction):
             problems.append(f"params.schema: {error}")
         return problems
 
+    def given(self, port: str) -> Any:
+        """An optional input's value, or None when it is not mapped or not set."""
+        return self.read(port) if self.is_bound(port) else None
+
+    def sampling(self) -> dict[str, Any]:
+        chosen = super().sampling()
+        for port in ("temperature", "max_tokens"):
+            value = self.given(port)
+            if value is not None:
+                chosen[port] = value
+        return chosen
+
     def request_options(self) -> dict[str, Any]:
-        return {"json_schema": self.schema, "schema_name": self.params.schema_name} if self.schema else {}
+        schema = self.given("schema") or self.schema
+        return {"json_schema": schema, "schema_name": self.params.schema_name} if schema else {}
 
     def on_response(self, response: LLMResponse) -> Status:
-        if self.schema is None:
+        assert self.request is not None
+        if self.request.json_schema is None:
             self.write("result", response.text)
             return Status.SUCCESS
-        if response.parsed is None:
-            return self.fail(f"the answer is not JSON valid against the schema: {response.text[:200]!r}")
-        self.write("result", response.parsed)
-        self.feedback_message = ""
-        return Status.SUCCESS
+        if response.parsed is not None:
+            self.write("result", response.parsed)
+            self.feedback_message = ""
+            return Status.SUCCESS
+        if not self.params.strict_schema:
+            loose = parse_structured(response.text)
+            if loose.ok:
+                self.write("result", loose.value)
+                self.feedback_message = "JSON that breaks the schema, passed on to be checked"
+                return Status.SUCCESS
+        return self.fail(f"the answer is not JSON valid against the schema: {response.text[:200]!r}")
 
 
 VALIDATION_SCHEMA: dict[str, Any] = {

@@ -72,7 +72,28 @@ def build_driver(
     where: Location | None = None,
 ) -> ArmDriver:
     """A ready driver, or an InputError listing every problem with the type, params and limits."""
-    where = where or Location()
+    kind, parsed, arm_limits, problems = _checked(type_name, params, limits, where or Location())
+    if problems or kind is None or arm_limits is None or parsed is None:
+        raise InputError(problems)
+    return kind.make(parsed, DriverContext(clock=clock, limits=arm_limits, base_dir=Path(base_dir)))
+
+
+def driver_problems(
+    type_name: str,
+    params: Mapping[str, Any] | None,
+    limits: Mapping[str, Any] | ArmLimits | None,
+    where: Location | None = None,
+) -> list[Problem]:
+    """What :func:`build_driver` would refuse, without building anything (for load-time checks)."""
+    return _checked(type_name, params, limits, where or Location())[3]
+
+
+def _checked(
+    type_name: str,
+    params: Mapping[str, Any] | None,
+    limits: Mapping[str, Any] | ArmLimits | None,
+    where: Location,
+) -> tuple[DriverKind | None, BaseModel | None, ArmLimits | None, list[Problem]]:
     problems: list[Problem] = []
     kind = _KINDS.get(type_name)
     if kind is None:
@@ -86,9 +107,7 @@ def build_driver(
         limits if isinstance(limits, ArmLimits) else _validated(ArmLimits, limits, "limits", where, problems)
     )
     parsed = None if kind is None else _validated(kind.params_model, params, "driver.params", where, problems)
-    if problems or kind is None or arm_limits is None or parsed is None:
-        raise InputError(problems)
-    return kind.make(parsed, DriverContext(clock=clock, limits=arm_limits, base_dir=Path(base_dir)))
+    return kind, parsed, arm_limits, problems
 
 
 def _validated(

@@ -221,19 +221,20 @@ def run_suite(suite: Suite, kit: VoiceKit, ask: Ask, *, scene: ArmScene | None =
         try:
             result, trace = interpret(case.command, kit, ask, scene=scene, rng=rng)
         except Exception as error:  # one broken case (a provider bug, a missing script) must not end the run
-            outcomes.append(_crashed(case, error))
+            outcomes.append(crashed_outcome(case, f"the pipeline raised {type(error).__name__}: {error}"))
             continue
         outcomes.append(evaluate_case(case, result, trace, kit, strict=suite.strict_mode, scene=scene))
     return build_report(outcomes)
 
 
-def _crashed(case: SuiteCase, error: Exception) -> CaseOutcome:
+def crashed_outcome(case: SuiteCase, reason: str) -> CaseOutcome:
+    """A case the pipeline could not finish (a provider bug, a missing script): failed, with why."""
     return CaseOutcome(
         id=case.id,
         category=case.category,
         command=case.command,
         passed=False,
-        failures=[f"the pipeline raised {type(error).__name__}: {error}"],
+        failures=[reason],
         route="error",
         result=None,
         validation_issues=[],

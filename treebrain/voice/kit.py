@@ -3,6 +3,11 @@
 ``voice.yaml`` names the data files (relative to itself) and the pipeline's settings. Loading the
 kit reports the problems of every file in one error, so a broken configuration is fixed in one pass.
 Behaviours load one kit per robot and call its parts once per tick.
+
+Two things vary per deployment without copying the configuration: ``by_provider`` adapts the
+settings to the kind of model that answers (the embedded 270M model needs short prompts and small
+token budgets), and a memory directory keeps learned composites and aliases in working copies of
+the two memory files, so runs never change the tracked configuration.
 """
 
 from __future__ import annotations
@@ -20,12 +25,24 @@ from treebrain.voice.creative import CreativeAxes, load_creative_axes
 from treebrain.voice.documents import load_model
 from treebrain.voice.isa import InstructionSet
 from treebrain.voice.isa_loader import load_instruction_set
-from treebrain.voice.memory import MemoryPolicy
+from treebrain.voice.memory import MemoryPolicy, working_copies
 from treebrain.voice.phrase_bank import PhraseBankFile, PhraseMatcher, load_phrase_bank
 from treebrain.voice.prompts import PromptBuilder, PromptSettings
 from treebrain.voice.result import STRICT_THRESHOLD
 
 T = TypeVar("T")
+
+
+class SettingsVariant(BaseModel):
+    """Settings that replace those of ``voice.yaml`` when a given kind of provider answers."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    prompts: str | None = None
+    max_command_chars: int | None = Field(default=None, gt=10)
+    llm_validator: bool | None = None
+    passes: PromptSettings | None = None
+    """Replaces the whole ``passes`` section (unset fields take the defaults, not the file's)."""
 
 
 class VoiceSettings(BaseModel):
@@ -44,6 +61,15 @@ class VoiceSettings(BaseModel):
     llm_validator: bool = True
     memory: MemoryPolicy = MemoryPolicy()
     passes: PromptSettings = PromptSettings()
+    by_provider: dict[str, SettingsVariant] = Field(default_factory=dict)
+    """Variants by provider kind (``local``, ``anthropic``, ...), e.g. short prompts for the local model."""
+
+    def for_provider(self, provider: str | None) -> VoiceSettings:
+        """These settings as the given kind of provider should see them."""
+        variant = self.by_provider.get(provider or "")
+        if variant is None:
+            return self
+        return self.model_copy(update={name: getattr(variant, name) for name in variant.model_fields_set})
 
 
 @dataclass(frozen=True)
@@ -61,17 +87,27 @@ class VoiceKit:
     phrase_bank_path: Path
 
 
-def load_voice_kit(path: str | Path) -> VoiceKit:
-    """Load ``voice.yaml`` and every file it names; InputError lists all problems of all files."""
+def load_voice_kit(
+    path: str | Path, *, provider: str | None = None, memory_dir: str | Path | None = None
+) -> VoiceKit:
+    """Load ``voice.yaml`` and every file it names; InputError lists all problems of all files.
+
+    `provider` selects the ``by_provider`` variant of the settings; with `memory_dir` the instruction
+    set and phrase bank are read from (and learning is written to) working copies there, made from
+    the configured files on first use.
+    """
     settings_path = Path(path)
-    settings = load_model(settings_path, VoiceSettings)
+    settings = load_model(settings_path, VoiceSettings).for_provider(provider)
     base = settings_path.parent
+    iset_path, bank_path = base / settings.instruction_set, base / settings.phrase_bank
+    if memory_dir is not None:
+        iset_path, bank_path = working_copies(Path(memory_dir), iset_path, bank_path)
     problems: list[Problem] = []
-    iset = _collect(problems, lambda: load_instruction_set(base / settings.instruction_set))
+    iset = _collect(problems, lambda: load_instruction_set(iset_path))
     axes = _collect(problems, lambda: load_creative_axes(base / settings.creative_axes))
     if iset is None:
         raise InputError(problems)
-    bank = _collect(problems, lambda: load_phrase_bank(base / settings.phrase_bank, iset))
+    bank = _collect(problems, lambda: load_phrase_bank(bank_path, iset))
     classifier = _collect(problems, lambda: load_classifier(base / settings.classification, iset))
     prompts = _collect(problems, lambda: PromptBuilder(base / settings.prompts, iset, settings.passes))
     if problems or bank is None or classifier is None or axes is None or prompts is None:
@@ -84,8 +120,8 @@ def load_voice_kit(path: str | Path) -> VoiceKit:
         classifier=classifier,
         axes=axes,
         prompts=prompts,
-        instruction_set_path=base / settings.instruction_set,
-        phrase_bank_path=base / settings.phrase_bank,
+        instruction_set_path=iset_path,
+        phrase_bank_path=bank_path,
     )
 
 

@@ -4,7 +4,8 @@ Planning is pure (:func:`plan_learning` decides *whether* to learn: confident en
 not a built-in name, compiles). Writing (:func:`write_learning`) re-reads both files under their
 locks, leaves them untouched when nothing changes (so it is idempotent), checks the new instruction
 set loads before writing it, and replaces each file atomically, composite first, so a crash at any
-point leaves whole files and never an alias to a missing composite.
+point leaves whole files and never an alias to a missing composite. Runs keep their memory in
+working copies (:func:`working_copies`) so learning never edits the tracked configuration.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from treebrain.errors import InputError
-from treebrain.files import atomic_write_json, file_lock
+from treebrain.files import atomic_write_bytes, atomic_write_json, file_lock
 from treebrain.robots.commands import PRIMITIVE_MODELS
 from treebrain.voice.compiler import CompileError, compile_sequence
 from treebrain.voice.documents import Document
@@ -67,10 +68,17 @@ def plan_learning(
     *,
     learned_phrase: str | None = None,
     policy: MemoryPolicy | None = None,
+    requested: bool = True,
 ) -> LearningPlan | MemorySkip:
-    """A plan when `result` may be remembered, else the reason it may not."""
+    """A plan when `result` may be remembered, else the reason it may not.
+
+    `requested` is False when the command did not ask to name or remember anything: a model that
+    names every sequence it writes must not fill the memory on its own.
+    """
     policy = policy or MemoryPolicy()
     name = result.composite_name
+    if not requested:
+        return MemorySkip(reason="the command does not ask to name or remember a sequence")
     if result.is_creative:
         return MemorySkip(reason="creative results are never saved")
     if not name:
@@ -152,3 +160,22 @@ def _check_loadable(path: Path, data: dict[str, Any]) -> None:
     if iset is not None:
         check_instruction_set(iset, document)
     document.raise_problems()
+
+
+def working_copies(memory_dir: Path, *sources: Path) -> tuple[Path, ...]:
+    """The memory files' copies in `memory_dir`, each made from its source the first time (atomically,
+    under the copy's lock, so two processes starting at once make it once)."""
+    copies = []
+    for source in sources:
+        copy = memory_dir / source.name
+        with file_lock(copy):
+            if not copy.exists():
+                try:
+                    data = source.read_bytes()
+                except OSError as error:
+                    raise InputError.single(
+                        f"cannot read memory file: {error.strerror or error}", source
+                    ) from None
+                atomic_write_bytes(copy, data)
+        copies.append(copy)
+    return tuple(copies)

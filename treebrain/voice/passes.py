@@ -65,6 +65,20 @@ def parse_verdict(payload: Any) -> Verdict | None:
         return None
 
 
+def read_review(payload: Any, *, error: str | None, answered: bool) -> tuple[Verdict | None, str | None]:
+    """The LLM validator's verdict, or the validator error to report: what a pass-2 call left behind.
+
+    `payload` is the parsed answer (None when there is none), `error` why the call failed, and
+    `answered` whether the model answered at all. A call that was never made gives (None, None).
+    """
+    if payload is not None:
+        verdict = parse_verdict(payload)
+        return (verdict, None) if verdict is not None else (None, VALIDATOR_UNPARSEABLE)
+    if error is not None:
+        return None, VALIDATOR_UNPARSEABLE if answered else VALIDATOR_FAILED
+    return None, None
+
+
 class Pass2Outcome(BaseModel):
     """The reviewed sequence, all issues found, and which of them are worth a pass 3."""
 

@@ -66,6 +66,24 @@ class CallRecord(BaseModel):
     error: str | None = None
 
 
+def call_record(
+    purpose: Purpose, temperature: float | None, usage: dict[str, Any] | None, error: str | None
+) -> CallRecord | None:
+    """The record of one LLM call from what the call left behind (usage when it answered, the error
+    when it failed); None when the call was never made."""
+    if usage is None and error is None:
+        return None
+    spent = usage or {}
+    return CallRecord(
+        purpose=purpose,
+        temperature=temperature or 0.0,
+        input_tokens=int(spent.get("input_tokens") or 0),
+        output_tokens=int(spent.get("output_tokens") or 0),
+        cost_usd=float(spent.get("cost_usd") or 0.0),
+        error=error,
+    )
+
+
 class Trace(BaseModel):
     """How a command went through the pipeline: route, calls, usage, pass 3."""
 

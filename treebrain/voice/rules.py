@@ -206,3 +206,8 @@ def _kind_rule(
                     RuleIssue(rule=rule, step=index, message=f"{step.instruction}.{key}: {problem}")
                 )
     return issues
+
+
+def sequence_issues(sequence: Sequence[Step], iset: InstructionSet) -> list[str]:
+    """What the rules find in `sequence`, as the issue lines pass 2 reports (the rule validator)."""
+    return enforce_rules(sequence, iset).messages()

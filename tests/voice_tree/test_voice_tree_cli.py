@@ -1,0 +1,185 @@
+"""``treebrain voice`` and ``treebrain eval voice``: what they print, their exit codes, strict mode's
+question, and the evaluation report through the tree matching the reference pipeline's verdicts."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+import yaml
+
+from treebrain.cli import main
+from treebrain.voice.evaluation import run_suite
+from treebrain.voice.kit import load_voice_kit
+from treebrain.voice.suite import ScriptedSuiteResponder, load_scripted_responses, load_suite
+
+if TYPE_CHECKING:
+    from tests.voice_tree.conftest import VoiceTree
+
+REPO = Path(__file__).resolve().parents[2]
+SUITE = REPO / "config" / "voice" / "observation_suite.yaml"
+RESPONSES = REPO / "config" / "voice" / "observation_responses.yaml"
+
+
+def gofa_copy(voice: VoiceTree, **profile: Any) -> Path:
+    """config/robots/gofa.yaml with instant motion, memory in the test folder and, if given, its
+    scripted profile replaced."""
+    robot = yaml.safe_load(voice.gofa.read_text(encoding="utf-8"))
+    robot["tree"] = str(voice.tree)
+    robot["driver"]["params"]["simulate_motion"] = False
+    scripted = robot["llm"]["profiles"]["scripted"]
+    scripted["responses_file"] = str((voice.gofa.parent / scripted["responses_file"]).resolve())
+    scripted.update(profile)
+    robot["overrides"]["voice/kit"]["memory_dir"] = str(voice.memory)
+    path = voice.folder / "gofa.yaml"
+    path.write_text(yaml.safe_dump(robot, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def test_voice_prints_each_result_what_happened_and_the_final_scene(
+    voice: VoiceTree, capsys: pytest.CaptureFixture[str]
+) -> None:
+    robot = gofa_copy(voice)
+    code = main(scripted_voice(robot, "make a cheese sandwich", "make a tomato sandwich on the right"))
+    out = capsys.readouterr().out
+    assert code == 0
+    blocks = out.split("── ")
+    assert blocks[1].startswith("'make a cheese sandwich'\n{\n")
+    assert "route: phrase_bank · executed 28 primitive(s) on the arm" in blocks[1]
+    result = json.loads(blocks[2].split("\n", 1)[1].split("\nroute:")[0])
+    assert (result["interpretation"], result["validated"]) == ("A tomato sandwich in the right zone", True)
+    assert "route: llm · executed 28 primitive(s) on the arm" in blocks[2]
+    assert (
+        "assembly_left   assembly_fixture   assembly_right\n"
+        "                     bread             bread\n"
+        "                     cheese            tomato\n"
+        "                     bread             bread\n"
+    ) in out
+    assert "ingredient stacks: bread 4 | meat 4 | cheese 3 | lettuce 4 | tomato 3" in out
+
+
+def test_verbose_prints_every_primitive(voice: VoiceTree, capsys: pytest.CaptureFixture[str]) -> None:
+    assert (
+        main(["voice", "go home", "put it back", "--robot", str(gofa_copy(voice)), "-v", "--hz", "1000"]) == 0
+    )
+    out = capsys.readouterr().out
+    assert "── 'go home'\n  arm 1/1: move_to(x_mm=350, y_mm=0, z_mm=450, place=home)\n{" in out
+    assert "route: phrase_bank · executed 1 primitive(s) on the arm" in out
+    assert "route: phrase_bank · nothing to do: nothing was dispatched" in out  # nothing held to put back
+
+
+def low_confidence_robot(voice: VoiceTree) -> Path:
+    answer = voice.generation(("add_layer", {"item": "cheese"}), confidence=0.4)
+    entries = [
+        {"match": "cheese thing", "text": answer},
+        {"match": "^You check a sequence", "text": voice.valid},
+    ]
+    script = voice.folder / "low.jsonl"
+    script.write_text("".join(json.dumps(entry) + "\n" for entry in entries), encoding="utf-8")
+    return gofa_copy(voice, responses_file=str(script))
+
+
+def scripted_voice(robot: Path, *arguments: str) -> list[str]:
+    """`treebrain voice` arguments for `robot` with its scripted profile, ticking fast."""
+    return ["voice", *arguments, "--robot", str(robot), "--provider", "scripted", "--hz", "1000"]
+
+
+def test_strict_mode_takes_its_answer_from_approve(
+    voice: VoiceTree, capsys: pytest.CaptureFixture[str]
+) -> None:
+    robot = low_confidence_robot(voice)
+    args = scripted_voice(robot, "cheese thing", "--strict")
+    assert main([*args, "--approve", "no"]) == 0
+    out = capsys.readouterr().out
+    assert "route: llm · nothing was dispatched: not approved: the operator said no" in out
+    assert main([*args, "--approve", "yes"]) == 0
+    assert "route: llm · executed 9 primitive(s) on the arm" in capsys.readouterr().out
+
+
+def test_strict_mode_without_a_terminal_never_approves(
+    voice: VoiceTree, capsys: pytest.CaptureFixture[str]
+) -> None:
+    robot = low_confidence_robot(voice)
+    code = main(scripted_voice(robot, "cheese thing", "--strict"))
+    captured = capsys.readouterr()
+    assert code == 0
+    assert (
+        "Strict mode: confidence 0.40 — confirmation needed before executing: no terminal to ask"
+        in captured.err
+    )
+    assert "nothing was dispatched: not approved: the operator said no" in captured.out
+
+
+def test_a_refused_command_moves_nothing_and_says_why(
+    voice: VoiceTree, capsys: pytest.CaptureFixture[str]
+) -> None:
+    answer = voice.generation(("go_home", {}), ("nudge", {"direction": "up", "distance": 9999}))
+    script = voice.folder / "reach.jsonl"
+    script.write_text(json.dumps({"match": "sky", "text": answer}) + "\n", encoding="utf-8")
+    robot = gofa_copy(voice, responses_file=str(script))
+    assert main(scripted_voice(robot, "go home and reach for the sky", "-v")) == 0
+    out = capsys.readouterr().out
+    assert "  arm " not in out
+    assert (
+        "route: llm · nothing was dispatched: refused: sequence:2: nudge(direction=up, distance=9999)" in out
+    )
+
+
+def test_an_unknown_provider_is_bad_input(voice: VoiceTree, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["voice", "go home", "--robot", str(gofa_copy(voice)), "--provider", "gpt9"])
+    assert code == 2
+    assert "--provider: no LLM profile 'gpt9' (profiles: haiku, local, scripted)" in capsys.readouterr().err
+
+
+def scripted_eval(robot: Path, out: Path) -> list[str]:
+    """`treebrain eval voice` arguments playing the suite's scripted answers through `robot`'s tree."""
+    return [
+        *("eval", "voice", str(SUITE), "--robot", str(robot), "--provider", "scripted"),
+        *("--responses", str(RESPONSES), "--out", str(out), "--hz", "1000"),
+    ]
+
+
+def test_eval_runs_the_suite_through_the_tree_and_writes_the_report(
+    voice: VoiceTree, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out_dir = voice.folder / "report"
+    code = main(scripted_eval(gofa_copy(voice), out_dir))
+    printed = capsys.readouterr().out
+    assert code == 0
+    report = json.loads((out_dir / "voice_eval.json").read_text(encoding="utf-8"))
+    suite = load_suite(SUITE)
+    reference = run_suite(
+        suite,
+        load_voice_kit(voice.config),
+        ScriptedSuiteResponder(suite, load_scripted_responses(RESPONSES, suite)),
+    )
+    assert report["cases"] == 67
+    assert {o["id"]: (o["passed"], o["failures"]) for o in report["outcomes"]} == {
+        o.id: (o.passed, o.failures) for o in reference.outcomes
+    }
+    assert [(c["category"], c["cases"], c["passed"]) for c in report["categories"]] == [
+        (c.category, c.cases, c.passed) for c in reference.categories
+    ]
+    assert report["pass3_fixes"] == reference.pass3_fixes > 0
+    ham = next(o for o in report["outcomes"] if o["id"] == "baseline_ham_and_cheese")
+    assert ham["input_tokens"] > 1000 and 0.0003 < ham["cost_usd"] < 0.003
+    markdown = (out_dir / "voice_eval.md").read_text(encoding="utf-8")
+    assert "| category | cases | passed | pass rate |" in markdown
+    assert f"total       {report['passed']}/67" in printed
+
+
+def test_eval_runs_chosen_cases_and_rejects_unknown_ones(
+    voice: VoiceTree, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = scripted_eval(gofa_copy(voice), voice.folder)
+    assert main([*args, "--case", "edge_empty", "--case", "baseline_typo"]) == 0
+    report = json.loads((voice.folder / "voice_eval.json").read_text(encoding="utf-8"))
+    assert [(o["id"], o["passed"]) for o in report["outcomes"]] == [
+        ("baseline_typo", True),
+        ("edge_empty", True),
+    ]
+    capsys.readouterr()
+    assert main([*args, "--case", "nope"]) == 2
+    assert "--case: no such case in the suite: nope" in capsys.readouterr().err

@@ -1,0 +1,85 @@
+"""The voice tree with the embedded Gemma 3 270M model (slow: 10-110 s a call on two cores). The
+model is small and weak, so these tests check that a command completes without errors and that
+nothing invalid got past the rules and the compiler, not that the model understood."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+import yaml
+
+from treebrain.cli import main
+from treebrain.cli.voice import outcome, run_command, select_provider
+from treebrain.robots.commands import parse_command
+from treebrain.robots.limits import ArmLimits, Pose, check_command, next_pose
+from treebrain.trees import load_tree
+from treebrain.voice.kit import load_voice_kit
+
+if TYPE_CHECKING:
+    from tests.voice_tree.conftest import VoiceTree
+
+pytestmark = [pytest.mark.slow, pytest.mark.local_llm, pytest.mark.timeout(900)]
+
+
+def local_gofa(voice: VoiceTree) -> Path:
+    robot = yaml.safe_load(voice.gofa.read_text(encoding="utf-8"))
+    robot["tree"] = str(voice.tree)
+    robot["driver"]["params"]["simulate_motion"] = False
+    robot["overrides"]["voice/kit"]["memory_dir"] = str(voice.memory)
+    path = voice.folder / "gofa.yaml"
+    path.write_text(yaml.safe_dump(robot, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def test_a_command_through_the_local_model_completes_and_only_valid_steps_reach_the_arm(
+    voice: VoiceTree,
+) -> None:
+    tree = load_tree(local_gofa(voice))
+    sent: list[dict[str, Any]] = []
+    tree.context.listeners.append(lambda event: sent.append(event.data) if event.kind == "actuator" else None)
+    try:
+        select_provider(tree, "local")
+        run = run_command(tree, "make a tomato and cheese sandwich on the right", 20.0, {})
+        text, failed = outcome(tree.blackboard, run)
+        result = tree.blackboard.get("/voice/result")
+        trace = tree.blackboard.get("/voice/trace")
+    finally:
+        tree.close()
+    assert not failed, text
+    assert trace.route == "llm" and trace.calls and all(call.error is None for call in trace.calls)
+    kit = load_voice_kit(voice.config, provider="local")
+    assert all(step["instruction"] in kit.iset.valid_composites() for step in result["sequence"])
+    limits = ArmLimits.model_validate(yaml.safe_load(voice.gofa.read_text(encoding="utf-8"))["limits"])
+    pose = Pose(x_mm=350, y_mm=0, z_mm=450)  # the sim arm's home
+    for event in sent:
+        command = parse_command(event["command"])
+        assert check_command(pose, command, limits) is None
+        pose = next_pose(pose, command)
+
+
+def test_eval_with_the_local_model_completes_on_two_commands(
+    voice: VoiceTree, capsys: pytest.CaptureFixture[str]
+) -> None:
+    suite = voice.repo / "config" / "voice" / "observation_suite.yaml"
+    args = [
+        "eval",
+        "voice",
+        str(suite),
+        "--robot",
+        str(local_gofa(voice)),
+        "--provider",
+        "local",
+        "--hz",
+        "20",
+    ]
+    cases = ["--case", "baseline_ham_and_cheese", "--case", "edge_avocado"]
+    assert main([*args, *cases, "--out", str(voice.folder)]) == 0
+    report = json.loads((voice.folder / "voice_eval.json").read_text(encoding="utf-8"))
+    assert [outcome["id"] for outcome in report["outcomes"]] == ["baseline_ham_and_cheese", "edge_avocado"]
+    crashed = [o for o in report["outcomes"] if o["route"] == "error"]
+    assert crashed == []
+    assert report["outcomes"][1]["passed"]  # answered in Python, no model needed
+    assert report["outcomes"][0]["input_tokens"] > 0

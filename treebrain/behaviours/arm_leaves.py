@@ -1,0 +1,166 @@
+"""Arm leaves: look at the cell (``arm.scene``) and execute primitives on the robot's driver
+(``arm.execute``), one primitive per tick, with ``stop`` sent whenever the action is halted.
+
+The driver is a per-tree service built from the robot file's ``driver:`` and ``limits:`` sections,
+so every arm leaf of a tree talks to the same arm and the driver is closed with the tree.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from py_trees.common import Status
+from pydantic import BaseModel
+
+from treebrain.behaviours.base import AsyncAction, CheckEnv, Leaf, NodeSetup
+from treebrain.behaviours.context import RobotSettings, TreeContext
+from treebrain.behaviours.ports import Port
+from treebrain.blackboard import register_type
+from treebrain.errors import InputError, Location
+from treebrain.robots.commands import ArmCommand, CommandError, describe, parse_command
+from treebrain.robots.driver import ArmDriver
+from treebrain.robots.errors import DriverError
+from treebrain.robots.registry import build_driver, driver_problems
+from treebrain.robots.workcell import ArmScene
+
+register_type("ArmScene", ArmScene)
+
+
+def _driver_section(robot: RobotSettings) -> tuple[str, dict[str, Any]]:
+    section = robot.driver
+    return str(section.get("type", "")), dict(section.get("params") or {})
+
+
+def check_driver(robot: RobotSettings) -> list[str]:
+    """Load-time problems of the robot file's driver and limits, for leaves that use the arm."""
+    if not robot.driver:
+        return ["the robot file has no 'driver:' section for the arm"]
+    kind, params = _driver_section(robot)
+    return [problem.message for problem in driver_problems(kind, params, robot.limits)]
+
+
+class ArmService:
+    """The tree's arm driver, built on first use from the robot file."""
+
+    def __init__(self, driver: ArmDriver) -> None:
+        self.driver = driver
+
+    @classmethod
+    def from_context(cls, context: TreeContext) -> ArmService:
+        kind, params = _driver_section(context.robot)
+        where = Location(str(context.robot.file or ""))
+        driver = build_driver(
+            kind,
+            params,
+            clock=context.clock,
+            limits=context.robot.limits,
+            base_dir=context.robot.base_dir,
+            where=where,
+        )
+        return cls(driver)
+
+    def close(self) -> None:
+        self.driver.close()
+
+
+class _ArmLeafMixin:
+    """Shared load-time check: the robot file must describe a driver this leaf can build."""
+
+    @classmethod
+    def check(cls, params: BaseModel, env: CheckEnv) -> list[str]:
+        return check_driver(env.robot)
+
+
+class Scene(_ArmLeafMixin, Leaf):
+    """Writes what the driver knows of the cell (pose, gripper, stacks, assembly zones) to `scene`."""
+
+    type_name = "arm.scene"
+    outputs = {"scene": Port("ArmScene", "the cell as the driver sees it")}
+
+    def update(self) -> Status:
+        try:
+            scene = self.context.service(ArmService).driver.scene()
+        except (InputError, DriverError) as error:
+            self.feedback_message = str(error)
+            return Status.FAILURE
+        self.write("scene", scene)
+        return Status.SUCCESS
+
+
+class Execute(_ArmLeafMixin, AsyncAction):
+    """Sends `commands` to the arm one primitive per tick, each after the previous one is done.
+
+    Every command is re-validated as one of the arm's primitives before the first is sent, so a
+    malformed program moves nothing. A refused or failed command ends the action with FAILURE and
+    the reason in `error`; a halt sends ``stop`` to the driver. Each command sent and each stop is an
+    ``actuator`` event.
+    """
+
+    type_name = "arm.execute"
+    inputs = {"commands": Port("list[dict[str, any]]", "primitives as JSON ({name, ...})")}
+    outputs = {
+        "executed": Port("int", "how many commands the arm finished", required=False),
+        "scene": Port("ArmScene", "the cell after the last command", required=False),
+        "error": Port("str", "why execution stopped early", required=False),
+    }
+
+    def __init__(self, setup: NodeSetup) -> None:
+        super().__init__(setup)
+        self.program: list[ArmCommand] = []
+        self.done = 0
+
+    @property
+    def driver(self) -> ArmDriver:
+        return self.context.service(ArmService).driver
+
+    def start(self) -> Status:
+        self.done = 0
+        self.write("executed", 0)
+        try:
+            self.program = [parse_command(command) for command in self.read("commands")]
+        except CommandError as error:
+            return self._stopped_early(f"not an arm program: {error}")
+        return self._send_next()
+
+    def poll(self) -> Status:
+        status = self.driver.poll()
+        if not status.finished:
+            self.feedback_message = f"{status.command}: {status.message}"
+            return Status.RUNNING
+        if status.state != "done":
+            return self._stopped_early(f"{status.command} {status.state}: {status.message}")
+        self.done += 1
+        self.write("executed", self.done)
+        return self._send_next()
+
+    def cancel(self) -> None:
+        self.driver.stop()
+        self.context.emit("actuator", self.path, {"stop": True, "executed": self.done})
+        self.feedback_message = f"stopped after {self.done} of {len(self.program)}"
+
+    def _send_next(self) -> Status:
+        if self.done == len(self.program):
+            self.write("scene", self.driver.scene())
+            self.feedback_message = f"{self.done} command(s) done"
+            return Status.SUCCESS
+        command = self.program[self.done]
+        try:
+            self.driver.send(command)
+        except DriverError as error:
+            return self._stopped_early(f"{describe(command)} refused: {error}")
+        self.context.emit(
+            "actuator",
+            self.path,
+            {"command": command.model_dump(), "index": self.done, "total": len(self.program)},
+        )
+        self.feedback_message = f"{self.done + 1}/{len(self.program)} {describe(command)}"
+        return Status.RUNNING
+
+    def _stopped_early(self, reason: str) -> Status:
+        self.write("error", reason)
+        self.write("scene", self.driver.scene())
+        self.feedback_message = reason
+        return Status.FAILURE
+
+
+BEHAVIOURS = (Scene, Execute)

@@ -1,0 +1,297 @@
+"""Voice leaves: thin adapters from blackboard ports to :mod:`treebrain.voice`, one pipeline step each.
+
+The tree ``config/trees/voice/voice_command.yaml`` strings them together in the order of
+:func:`treebrain.voice.pipeline.interpret`. This module holds the steps before and around the LLM
+passes (loading the kit, the input, the phrase bank, classification, creative axes, the record of
+the calls and the trace);
+``voice_pass_leaves`` holds the three passes and ``voice_dispatch_leaves`` what follows them.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any
+
+from py_trees.common import Status
+from pydantic import Field
+
+from treebrain.behaviours.base import CheckEnv, Leaf, NodeSetup, Params
+from treebrain.behaviours.ports import Port
+from treebrain.behaviours.voice_kit import RESULT, RESULT_DOC, VoiceKitService, VoiceLeaf
+from treebrain.errors import InputError
+from treebrain.validators import register_validator
+from treebrain.voice.classify import Classification
+from treebrain.voice.command_input import prepare_command
+from treebrain.voice.creative import draw_axes
+from treebrain.voice.isa import InstructionSet
+from treebrain.voice.kit import load_voice_kit
+from treebrain.voice.passes import Generation, Pass2Outcome, Pass3Outcome, needs_pass3, parse_generation
+from treebrain.voice.pipeline import Trace, call_record
+from treebrain.voice.prompts import Purpose
+from treebrain.voice.result import phrase_match_result, unknown_items_result
+from treebrain.voice.rules import sequence_issues
+
+
+def voice_rules(candidate: Any, context: Mapping[str, Any]) -> list[str]:
+    """Rule validator ``voice.rules``: the six rules of pass 2 (and valid motion values) on a
+    generation (the model or its JSON); the context must hold the kit's ``instruction_set``."""
+    iset = context.get("instruction_set")
+    if not isinstance(iset, InstructionSet):
+        return ["voice.rules needs the voice instruction set as 'instruction_set' in its context"]
+    generation = candidate if isinstance(candidate, Generation) else parse_generation(candidate)
+    if generation is None:
+        return ["the answer is not a generation with a sequence"]
+    return sequence_issues(generation.sequence, iset)
+
+
+register_validator("voice.rules", voice_rules)
+
+
+class LoadKitParams(Params):
+    config: str = Field(description="voice.yaml, relative to the file this param is written in")
+    memory_dir: str | None = Field(
+        None,
+        description="keep learned composites and aliases in copies here (else in the configured files)",
+    )
+
+
+class LoadKit(VoiceLeaf):
+    """Loads the voice configuration for this tree's default LLM provider; reloads it after learning."""
+
+    type_name = "voice.load_kit"
+    Params = LoadKitParams
+    params: LoadKitParams
+    outputs = {"instruction_set": Port("VoiceInstructionSet", "the instruction set (for rule validators)")}
+
+    @classmethod
+    def check(cls, params: Any, env: CheckEnv) -> list[str]:
+        """The configuration and every provider variant of it load (memory copies are made later)."""
+        path = env.resolve("config", params.config)
+        problems: list[str] = []
+        try:
+            variants = load_voice_kit(path).settings.by_provider
+            for provider in variants:
+                load_voice_kit(path, provider=provider)
+        except InputError as error:
+            problems.extend(str(problem) for problem in error.problems if str(problem) not in problems)
+        return problems
+
+    def update(self) -> Status:
+        setup = self.setup_info
+        memory = self.params.memory_dir
+        service = self.context.service(VoiceKitService)
+        kit = service.load(
+            setup.resolve("config", self.params.config),
+            None if memory is None else setup.resolve("memory_dir", memory),
+        )
+        self.write("instruction_set", kit.iset)
+        self.feedback_message = f"{len(kit.iset.valid_composites())} composites"
+        return Status.SUCCESS
+
+
+class Prepare(VoiceLeaf):
+    """Tidies the command; trivial input ends here with result None, overlong input is cut."""
+
+    type_name = "voice.prepare"
+    inputs = {"command": Port("str", "the command as transcribed")}
+    outputs = {
+        "text": Port("str", "the command to interpret", required=False),
+        "notice": Port("str", "what the user must be told (truncation)", required=False),
+        "route": Port("str", required=False),
+        "result": Port(RESULT, RESULT_DOC, required=False),
+    }
+
+    def update(self) -> Status:
+        kit = self.kit
+        prepared = prepare_command(
+            self.read("command"),
+            trivial_words=kit.classifier.rules.trivial_words,
+            max_chars=kit.settings.max_command_chars,
+        )
+        if prepared is None:
+            self.write("result", None)
+            self.write("route", "trivial")
+            self.feedback_message = "trivial input: nothing to do"
+            return Status.SUCCESS
+        self.write("text", prepared.text)
+        if prepared.notice:
+            self.write("notice", prepared.notice)
+        self.feedback_message = prepared.notice or ""
+        return Status.SUCCESS
+
+
+class MatchPhrase(VoiceLeaf):
+    """The phrase-bank fast path: SUCCESS with the result on a confident hit, FAILURE otherwise."""
+
+    type_name = "voice.match_phrase"
+    inputs = {"text": Port("str"), "notice": Port("str", required=False)}
+    outputs = {
+        "result": Port(RESULT, RESULT_DOC),
+        "route": Port("str", required=False),
+        "phrase": Port("str", "the phrase or learned alias that matched", required=False),
+    }
+
+    def update(self) -> Status:
+        match = self.kit.matcher.match(self.read("text"))
+        if match is None:
+            self.feedback_message = "no known phrase"
+            return Status.FAILURE
+        self.publish(phrase_match_result(match, self.read("notice")), "phrase_bank")
+        self.write("phrase", match.phrase)
+        self.feedback_message = f"{match.phrase!r} ({match.score:.0f}%)"
+        return Status.SUCCESS
+
+
+class Classify(VoiceLeaf):
+    """Creative, recovery, learning and unknown items, decided in Python before any LLM call."""
+
+    type_name = "voice.classify"
+    inputs = {"text": Port("str")}
+    outputs = {"classification": Port("VoiceClassification"), "route": Port("str", required=False)}
+
+    def update(self) -> Status:
+        classification = self.kit.classifier.classify(self.read("text"))
+        self.write("classification", classification)
+        self.write("route", "llm")
+        flags = [
+            name
+            for name, on in (
+                ("creative", classification.is_creative),
+                ("recovery", classification.is_recovery),
+                ("learning", classification.is_learning),
+                ("unknown items", bool(classification.unknown_items)),
+            )
+            if on
+        ]
+        self.feedback_message = ", ".join(flags) or "plain"
+        return Status.SUCCESS
+
+
+class UnknownItems(VoiceLeaf):
+    """Answers a command naming an ingredient the cell lacks (no LLM call); FAILURE when none is."""
+
+    type_name = "voice.unknown_items"
+    inputs = {"classification": Port("VoiceClassification"), "notice": Port("str", required=False)}
+    outputs = {"result": Port(RESULT, RESULT_DOC), "route": Port("str", required=False)}
+
+    def update(self) -> Status:
+        classification: Classification = self.read("classification")
+        if classification.route != "unknown_items":
+            self.feedback_message = "every named item is available"
+            return Status.FAILURE
+        self.publish(
+            unknown_items_result(classification, self.kit.iset, self.read("notice")), "unknown_items"
+        )
+        self.feedback_message = f"missing: {', '.join(classification.unknown_items)}"
+        return Status.SUCCESS
+
+
+class DrawAxesParams(Params):
+    seed: int | None = Field(None, description="seed of this leaf's random draws (None: unpredictable)")
+
+
+class DrawAxes(VoiceLeaf):
+    """Assigns the two creative axes to a creative command (None otherwise)."""
+
+    type_name = "voice.draw_axes"
+    Params = DrawAxesParams
+    params: DrawAxesParams
+    inputs = {
+        "classification": Port("VoiceClassification"),
+        "seed": Port("str", "seed for this command's draw (evaluations reproduce a run)", required=False),
+    }
+    outputs = {"creative": Port("optional[VoiceCreative]", "the assigned combination")}
+
+    def __init__(self, setup: NodeSetup) -> None:
+        super().__init__(setup)
+        self.rng = random.Random(self.params.seed)
+
+    def update(self) -> Status:
+        classification: Classification = self.read("classification")
+        if not classification.is_creative:
+            self.write("creative", None)
+            self.feedback_message = "not creative"
+            return Status.SUCCESS
+        seed = self.read("seed")
+        rng = self.rng if seed is None else random.Random(seed)
+        assignment = draw_axes(self.kit.axes, classification.named_items, rng)
+        self.write("creative", assignment)
+        self.feedback_message = f"{assignment.spatial} x {assignment.ingredient}"
+        return Status.SUCCESS
+
+
+PASSES: tuple[Purpose, ...] = ("generate", "validate", "regenerate")
+
+
+class Calls(Leaf):
+    """Records the LLM calls of the three passes (tokens, cost, temperature, error) for the trace."""
+
+    type_name = "voice.calls"
+    inputs = {
+        f"{purpose}_{part}": Port(kind, required=False)
+        for purpose in PASSES
+        for part, kind in (("usage", "dict[str, any]"), ("temperature", "float"), ("error", "str"))
+    }
+    outputs = {"calls": Port("list[dict[str, any]]")}
+
+    def update(self) -> Status:
+        records = [
+            call_record(
+                purpose,
+                self.read(f"{purpose}_temperature"),
+                self.read(f"{purpose}_usage"),
+                self.read(f"{purpose}_error"),
+            )
+            for purpose in PASSES
+        ]
+        calls = [record.model_dump() for record in records if record is not None]
+        self.write("calls", calls)
+        self.feedback_message = f"{len(calls)} call(s)"
+        return Status.SUCCESS
+
+
+class TraceLeaf(Leaf):
+    """How the command went: route, classification, creative axes, calls, pass 3 (for evaluations)."""
+
+    type_name = "voice.trace"
+    inputs = {
+        "route": Port("str"),
+        "classification": Port("VoiceClassification", required=False),
+        "creative": Port("optional[VoiceCreative]", required=False),
+        "phrase": Port("str", required=False),
+        "calls": Port("list[dict[str, any]]", required=False),
+        "pass2": Port("VoicePass2", required=False),
+        "pass3": Port("VoicePass3", required=False),
+    }
+    outputs = {"trace": Port("VoiceTrace")}
+
+    def update(self) -> Status:
+        pass2: Pass2Outcome | None = self.read("pass2")
+        pass3: Pass3Outcome | None = self.read("pass3")
+        trace = Trace.model_validate(
+            {
+                "route": self.read("route"),
+                "classification": self.read("classification"),
+                "creative": self.read("creative"),
+                "phrase": self.read("phrase"),
+                "calls": self.read("calls") or [],
+                "pass3_ran": pass2 is not None and needs_pass3(pass2),
+                "pass3_fixed": pass3 is not None and pass3.fixed,
+            }
+        )
+        self.write("trace", trace)
+        self.feedback_message = f"{trace.route}, {len(trace.calls)} call(s)"
+        return Status.SUCCESS
+
+
+BEHAVIOURS = (
+    LoadKit,
+    Prepare,
+    MatchPhrase,
+    Classify,
+    UnknownItems,
+    DrawAxes,
+    Calls,
+    TraceLeaf,
+)

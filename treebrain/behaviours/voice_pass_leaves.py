@@ -1,0 +1,218 @@
+"""The voice pipeline's three passes as leaves around ``llm.generate``: the prompt of each pass, reading
+pass 1, pass 2 (the Python rules always, merged with the LLM validator's verdict), pass 3's
+acceptance, the result dict, and the result of an answer that could not be read. The LLM calls stay in
+the ``llm.*`` leaves.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from py_trees.common import Status
+
+from treebrain.behaviours.ports import Port
+from treebrain.behaviours.voice_kit import RESULT, RESULT_DOC, VoiceLeaf
+from treebrain.voice.classify import Classification
+from treebrain.voice.passes import (
+    Generation,
+    Pass2Outcome,
+    parse_generation,
+    read_review,
+    review_pass1,
+    review_pass3,
+)
+from treebrain.voice.prompts import PromptRequest
+from treebrain.voice.result import assemble_result, unparseable_result
+
+
+class PromptLeaf(VoiceLeaf):
+    """Writes one LLM call's rendered prompt (`prompt`: system and user text), schema and sampling."""
+
+    outputs: ClassVar[dict[str, Port]] = {
+        "prompt": Port("dict[str, str]", "{system, user}: the llm.generate template variables"),
+        "schema": Port("dict[str, any]", "JSON Schema of the answer"),
+        "temperature": Port("float"),
+        "max_tokens": Port("int"),
+    }
+
+    def publish_request(self, request: PromptRequest) -> Status:
+        self.write("prompt", {"system": request.system, "user": request.user})
+        self.write("schema", request.json_schema)
+        self.write("temperature", request.temperature)
+        self.write("max_tokens", request.max_tokens)
+        self.feedback_message = f"{request.purpose} at temperature {request.temperature:g}"
+        return Status.SUCCESS
+
+
+class GeneratePrompt(PromptLeaf):
+    """Pass 1: the generation prompt (creative axes and scene included); creative is temperature 1.0."""
+
+    type_name = "voice.generate_prompt"
+    inputs = {
+        "text": Port("str"),
+        "classification": Port("VoiceClassification"),
+        "creative": Port("optional[VoiceCreative]", required=False),
+        "scene": Port("ArmScene", "the cell, shown to the model", required=False),
+        "active_zone": Port("str", required=False),
+    }
+
+    def request(self, corrections: list[str] | None) -> PromptRequest:
+        return self.kit.prompts.generate(
+            self.read("text"),
+            self.read("classification"),
+            scene=self.read("scene"),
+            active_zone=self.read("active_zone"),
+            creative=self.read("creative"),
+            corrections=corrections,
+        )
+
+    def update(self) -> Status:
+        return self.publish_request(self.request(None))
+
+
+class RegeneratePrompt(GeneratePrompt):
+    """Pass 3: the generation prompt with the CORRECTION REQUIRED section for pass 2's issues."""
+
+    type_name = "voice.regenerate_prompt"
+    inputs = {**GeneratePrompt.inputs, "pass2": Port("VoicePass2")}
+
+    def update(self) -> Status:
+        pass2: Pass2Outcome = self.read("pass2")
+        return self.publish_request(self.request(pass2.retry_issues))
+
+
+class ReviewPrompt(PromptLeaf):
+    """Pass 2's LLM validator prompt; FAILURE when no LLM review is wanted (switched off, or empty)."""
+
+    type_name = "voice.review_prompt"
+    inputs = {"text": Port("str"), "generation": Port("VoiceGeneration")}
+
+    def update(self) -> Status:
+        generation: Generation = self.read("generation")
+        if not self.kit.settings.llm_validator:
+            self.feedback_message = "the LLM validator is switched off"
+            return Status.FAILURE
+        if not generation.sequence:
+            self.feedback_message = "nothing to review"
+            return Status.FAILURE
+        request = self.kit.prompts.validate(self.read("text"), generation.interpretation, generation.sequence)
+        return self.publish_request(request)
+
+
+class ReadGeneration(VoiceLeaf):
+    """Reads pass 1's answer as a generation; FAILURE when it does not have that shape."""
+
+    type_name = "voice.read_generation"
+    inputs = {"answer": Port("any", "the parsed JSON of pass 1")}
+    outputs = {"generation": Port("VoiceGeneration")}
+
+    def update(self) -> Status:
+        generation = parse_generation(self.read("answer"))
+        if generation is None:
+            self.feedback_message = "the answer does not have the fields of a generation"
+            return Status.FAILURE
+        self.write("generation", generation)
+        self.feedback_message = f"{len(generation.sequence)} step(s), confidence {generation.confidence:g}"
+        return Status.SUCCESS
+
+
+class Review(VoiceLeaf):
+    """Pass 2: the Python rules (always, repairing what they can) merged with the LLM verdict, if any."""
+
+    type_name = "voice.review"
+    inputs = {
+        "generation": Port("VoiceGeneration"),
+        "verdict": Port("any", "the LLM validator's parsed answer", required=False),
+        "verdict_error": Port("str", "why the LLM validator call failed", required=False),
+        "verdict_raw": Port("str", "the LLM validator's raw answer", required=False),
+    }
+    outputs = {"pass2": Port("VoicePass2"), "retry_issues": Port("list[str]", "issues worth a pass 3")}
+
+    def update(self) -> Status:
+        verdict, validator_error = read_review(
+            self.read("verdict"),
+            error=self.read("verdict_error"),
+            answered=self.read("verdict_raw") is not None,
+        )
+        outcome = review_pass1(
+            self.read("generation"), self.kit.iset, verdict=verdict, validator_error=validator_error
+        )
+        self.write("pass2", outcome)
+        self.write("retry_issues", outcome.retry_issues)
+        self.feedback_message = f"{len(outcome.issues)} issue(s)" if outcome.issues else "valid"
+        return Status.SUCCESS
+
+
+class Recheck(VoiceLeaf):
+    """Pass 3's answer is kept only when it passes every rule; issues it fixed are tagged [P3 fixed]."""
+
+    type_name = "voice.recheck"
+    inputs = {"pass2": Port("VoicePass2"), "answer": Port("any", "the parsed JSON of pass 3")}
+    outputs = {"pass3": Port("VoicePass3")}
+
+    def update(self) -> Status:
+        outcome = review_pass3(self.read("pass2"), parse_generation(self.read("answer")), self.kit.iset)
+        self.write("pass3", outcome)
+        self.feedback_message = "fixed" if outcome.fixed else "pass 2 stands"
+        return Status.SUCCESS
+
+
+class Assemble(VoiceLeaf):
+    """The result dict after the three passes."""
+
+    type_name = "voice.assemble"
+    inputs = {
+        "generation": Port("VoiceGeneration"),
+        "pass2": Port("VoicePass2"),
+        "pass3": Port("VoicePass3", required=False),
+        "classification": Port("VoiceClassification"),
+        "creative": Port("optional[VoiceCreative]", required=False),
+        "notice": Port("str", required=False),
+    }
+    outputs = {"result": Port(RESULT, RESULT_DOC)}
+
+    def update(self) -> Status:
+        result = assemble_result(
+            self.read("generation"),
+            self.read("pass2"),
+            self.read("pass3"),
+            classification=self.read("classification"),
+            creative=self.read("creative"),
+            notice=self.read("notice"),
+        )
+        self.write("result", result.as_dict())
+        self.feedback_message = f"confidence {result.confidence:g}, {len(result.sequence)} step(s)"
+        return Status.SUCCESS
+
+
+class Unparseable(VoiceLeaf):
+    """Pass 1 gave nothing usable: confidence 0, nothing to do, the raw answer kept."""
+
+    type_name = "voice.unparseable"
+    inputs = {
+        "raw": Port("str", "the model's raw answer", required=False),
+        "error": Port("str", "why the call or the parse failed", required=False),
+        "classification": Port("VoiceClassification"),
+        "notice": Port("str", required=False),
+    }
+    outputs = {"result": Port(RESULT, RESULT_DOC)}
+
+    def update(self) -> Status:
+        classification: Classification = self.read("classification")
+        raw = self.read("raw") or self.read("error")
+        result = unparseable_result(raw, is_creative=classification.is_creative, notice=self.read("notice"))
+        self.write("result", result.as_dict())
+        self.feedback_message = "unparseable answer: confidence 0"
+        return Status.SUCCESS
+
+
+BEHAVIOURS = (
+    GeneratePrompt,
+    RegeneratePrompt,
+    ReviewPrompt,
+    ReadGeneration,
+    Review,
+    Recheck,
+    Assemble,
+    Unparseable,
+)
