@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from py_trees.common import Status
 
-from treebrain.cli.voice import SuiteAnswers, install_provider, select_provider
+from treebrain.behaviours.llm_service import choose_default_profile
+from treebrain.cli.voice import SuiteAnswers, install_provider
 from treebrain.testing import TreeHarness
 from treebrain.voice.kit import load_voice_kit
 from treebrain.voice.pipeline import interpret
@@ -202,7 +203,7 @@ def suite_run() -> list[tuple[str, Any, Any]]:
     harness = TreeHarness.from_file(
         robot, values={"/voice/dispatch": False}, overrides={"voice/kit": {"memory_dir": None}}
     )
-    select_provider(harness.tree, "scripted")
+    choose_default_profile(harness.tree.context.robot, "scripted")
     install_provider(harness.tree, player)
     compared = []
     for case in suite.cases:

@@ -11,8 +11,9 @@ from typing import TYPE_CHECKING, Any
 import pytest
 import yaml
 
+from treebrain.behaviours.llm_service import choose_default_profile
 from treebrain.cli import main
-from treebrain.cli.voice import outcome, run_command, select_provider
+from treebrain.cli.voice import outcome, run_command
 from treebrain.robots.commands import parse_command
 from treebrain.robots.limits import ArmLimits, Pose, check_command, next_pose
 from treebrain.trees import load_tree
@@ -41,7 +42,7 @@ def test_a_command_through_the_local_model_completes_and_only_valid_steps_reach_
     sent: list[dict[str, Any]] = []
     tree.context.listeners.append(lambda event: sent.append(event.data) if event.kind == "actuator" else None)
     try:
-        select_provider(tree, "local")
+        choose_default_profile(tree.context.robot, "local")
         run = run_command(tree, "make a tomato and cheese sandwich on the right", 20.0, {})
         text, failed = outcome(tree.blackboard, run)
         result = tree.blackboard.get("/voice/result")

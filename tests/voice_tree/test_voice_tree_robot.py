@@ -12,7 +12,7 @@ import pytest
 import yaml
 from py_trees.common import Status
 
-from treebrain.cli.voice import select_provider
+from treebrain.behaviours.llm_service import choose_default_profile
 from treebrain.errors import InputError
 from treebrain.robots.scene_text import render_scene
 from treebrain.testing import TreeHarness
@@ -28,7 +28,7 @@ def gofa(voice: VoiceTree, command: str) -> TreeHarness:
         values={"/voice/command": command},
         overrides={"voice/kit": {"memory_dir": str(voice.memory)}},
     )
-    select_provider(harness.tree, "scripted")
+    choose_default_profile(harness.tree.context.robot, "scripted")
     return harness
 
 

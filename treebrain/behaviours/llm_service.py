@@ -37,6 +37,20 @@ def robot_llm_section(robot: RobotSettings) -> LLMSection:
     return parse_llm_section(robot.llm or None, file=str(robot.file or ""))
 
 
+def choose_default_profile(robot: RobotSettings, profile: str | None) -> None:
+    """Make `profile` the robot's default LLM profile for this run (``--provider``), before the first
+    tick; an unknown name is an InputError listing the robot's profiles."""
+    if profile is None:
+        return
+    profiles = robot_llm_section(robot).profiles
+    if profile not in profiles:
+        known = ", ".join(sorted(profiles))
+        raise InputError.single(
+            f"--provider: no LLM profile {profile!r} (profiles: {known})", robot.file or ""
+        )
+    robot.llm = {**robot.llm, "default": profile}
+
+
 def check_profile(robot: RobotSettings, profile: str | None) -> list[str]:
     """Load-time problems of a leaf's profile choice against the robot's ``llm:`` section."""
     try:

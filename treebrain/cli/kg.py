@@ -22,7 +22,7 @@ from rich.table import Table
 
 from treebrain.behaviours.context import RobotSettings
 from treebrain.behaviours.kg_service import KitchenGraphService, KitchenProviders, kitchen_paths
-from treebrain.behaviours.llm_service import LLMService, robot_llm_section
+from treebrain.behaviours.llm_service import LLMService, choose_default_profile, robot_llm_section
 from treebrain.cli.common import EXIT_FAILURE, EXIT_OK
 from treebrain.errors import InputError
 from treebrain.files import atomic_write_json
@@ -34,7 +34,6 @@ from treebrain.kg.models import FoodView, Narration
 from treebrain.kg.narrations import read_narrations
 from treebrain.kg.pipeline import NarrationOutcome
 from treebrain.kg.queries import find_foods, food_table, history_of
-from treebrain.llm import LLMSection
 from treebrain.trees import compile_file, load_tree
 
 DEFAULT_ROBOT = Path("config/robots/kitchen.yaml")
@@ -44,19 +43,6 @@ MISMATCHES_SHOWN = 20
 
 class NarrationFailed(RuntimeError):
     """The tree itself failed on a narration (a defect, never a wrong LLM answer)."""
-
-
-def llm_section(robot: RobotSettings, provider: str | None) -> LLMSection:
-    """The robot's LLM profiles, with `provider` as the default when given."""
-    section = robot_llm_section(robot)
-    if provider is None:
-        return section
-    if provider not in section.profiles:
-        known = ", ".join(sorted(section.profiles))
-        raise InputError.single(
-            f"--provider: no LLM profile {provider!r} (profiles: {known})", robot.file or ""
-        )
-    return section.model_copy(update={"default": provider})
 
 
 class KitchenSession:
@@ -80,7 +66,8 @@ class KitchenSession:
             self.providers = KitchenProviders(
                 answers or paths.kitchen.parent / "eval" / "scripted_answers.jsonl"
             )
-            section = llm_section(settings, provider)
+            choose_default_profile(settings, provider)
+            section = robot_llm_section(settings)
             self.profile = section.default
             self.llm = LLMService(section, self.tree.context, settings.base_dir, self.providers)
         except BaseException:

@@ -17,7 +17,7 @@ from typing import Any
 
 from py_trees.common import Status
 
-from treebrain.behaviours.llm_service import LLMService, robot_llm_section
+from treebrain.behaviours.llm_service import LLMService, choose_default_profile, robot_llm_section
 from treebrain.behaviours.voice_kit import VoiceKitService
 from treebrain.blackboard import Blackboard
 from treebrain.cli.common import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK
@@ -45,20 +45,6 @@ PURPOSE_BY_SCHEMA: dict[str, Purpose] = {
     "voice_review": "validate",
     "voice_regenerate": "regenerate",
 }
-
-
-def select_provider(tree: TreebrainTree, profile: str | None) -> None:
-    """Make `profile` the robot's default LLM profile (InputError when the robot file has none such)."""
-    if profile is None:
-        return
-    robot = tree.context.robot
-    profiles = robot_llm_section(robot).profiles
-    if profile not in profiles:
-        raise InputError.single(
-            f"--provider: no LLM profile {profile!r} (profiles: {', '.join(sorted(profiles))})",
-            robot.file or "",
-        )
-    robot.llm = {**robot.llm, "default": profile}
 
 
 def _value(blackboard: Blackboard, key: str) -> Any:
@@ -136,7 +122,7 @@ def cmd_voice(args: argparse.Namespace) -> int:
         tree.context.listeners.append(_print_actuator)
     failed = False
     try:
-        select_provider(tree, args.provider)
+        choose_default_profile(tree.context.robot, args.provider)
         for command in args.commands:
             approval = {} if args.approve is None else {"/voice/approved": args.approve == "yes"}
             print(f"── {command!r}", flush=True)
@@ -240,7 +226,7 @@ def cmd_eval_voice(args: argparse.Namespace) -> int:
     tree = load_tree(args.robot, values={"/voice/dispatch": False})
     player: SuiteAnswers | None = None
     try:
-        select_provider(tree, args.provider)
+        choose_default_profile(tree.context.robot, args.provider)
         if args.responses is not None:
             scripted = load_scripted_responses(args.responses, suite)
             player = SuiteAnswers(ScriptedSuiteResponder(suite, scripted), scripted.pricing.model)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from treebrain.behaviours.llm_service import LLMService, robot_llm_section
+from treebrain.behaviours.llm_service import LLMService, choose_default_profile
 from treebrain.cli.common import EXIT_FAILURE, EXIT_OK
 from treebrain.errors import InputError
 from treebrain.tdl.ablation import ablation
@@ -48,25 +48,10 @@ TICK_HZ = 100.0
 LEVELS = [level.value for level in ValidationLevel]
 
 
-def use_profile(tree: TreebrainTree, profile: str | None) -> None:
-    """Make `profile` the default LLM profile of `tree` (before its first tick); InputError if unknown."""
-    if profile is None:
-        return
-    robot = tree.context.robot
-    section = robot_llm_section(robot)
-    if profile not in section.profiles:
-        known = ", ".join(sorted(section.profiles))
-        raise InputError.single(
-            f"--provider: no LLM profile {profile!r} (profiles: {known})", robot.file or ""
-        )
-    chosen = section.model_copy(update={"default": profile})
-    tree.context.provide(LLMService, LLMService(chosen, tree.context, robot.base_dir))
-
-
 def open_verifier(path: Path, profile: str | None) -> TreebrainTree:
     tree = load_tree(path)
     try:
-        use_profile(tree, profile)
+        choose_default_profile(tree.context.robot, profile)
     except BaseException:
         tree.close()
         raise
