@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ from rich.live import Live
 from rich.text import Text
 
 from treebrain.cli.common import EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, print_problems
+from treebrain.cli.record import RunSession, add_run_options
 from treebrain.errors import InputError
 from treebrain.files import atomic_write_json
 from treebrain.trees import TreebrainTree, compile_file, load_tree, shared_registry, validate_file
@@ -65,23 +67,40 @@ def _live_view(tree: TreebrainTree, stats: RunStats) -> Text:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    tree = load_tree(args.file, values=parse_values(args.set))
+    if args.ros:
+        from treebrain.ros import ros_unavailable
+
+        problem = ros_unavailable()
+        if problem is not None:
+            print(problem, file=sys.stderr)
+            return EXIT_BAD_INPUT
+    values = parse_values(args.set)
+    session = RunSession(args)
+    tree = load_tree(args.file, values=values, clock=session.clock())
     console = Console()
+    stats: RunStats | None = None
     try:
-        if console.is_terminal and not args.quiet:
+        viewer_failed = not session.start(tree, values)
+        if viewer_failed:
+            stats = None
+        elif console.is_terminal and not args.quiet:
             with Live(console=console, refresh_per_second=10, transient=False) as live:
-                stats = Runner(
-                    tree, args.hz, args.max_ticks, lambda t, s: live.update(_live_view(t, s))
-                ).run()
+                show = session.on_tick(lambda t, s: live.update(_live_view(t, s)))
+                stats = Runner(tree, args.hz, args.max_ticks, show).run()
         else:
-            stats = Runner(tree, args.hz, args.max_ticks).run()
+            stats = Runner(tree, args.hz, args.max_ticks, session.on_tick(None)).run()
             if not args.quiet:
                 console.print(_live_view(tree, stats), highlight=False)
     finally:
+        session.stop_recording()
         tree.close()
+    if stats is None:
+        session.finish(interrupted=True)
+        return EXIT_BAD_INPUT
     if args.stats_json:
         atomic_write_json(args.stats_json, stats.to_json())
-    print(json.dumps(stats.to_json()))
+    print(json.dumps(stats.to_json()), flush=True)
+    session.finish(stats.interrupted)
     if stats.interrupted:
         return EXIT_INTERRUPTED
     return EXIT_FAILURE if stats.final_status == "FAILURE" else EXIT_OK
@@ -151,6 +170,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     run.add_argument("--stats-json", type=Path, help="write tick statistics as JSON")
     run.add_argument("--quiet", "-q", action="store_true", help="no live display")
+    add_run_options(run)
     run.set_defaults(handler=cmd_run)
     listing = commands.add_parser("list-behaviours", help="every node type with its ports and params")
     listing.add_argument("--json", action="store_true", help="JSON Schema of params and ports")

@@ -1,0 +1,218 @@
+"""Recording commands: ``replay`` and ``view``, and what ``run`` adds around its runner (the
+recording, the live viewer, the ROS 2 bridge)."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+import tempfile
+import threading
+import webbrowser
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from treebrain.cli.common import EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_OK
+from treebrain.clock import Clock
+from treebrain.errors import InputError
+from treebrain.recording import (
+    DEFAULT_MAX_BYTES,
+    Recorder,
+    Recording,
+    TickClock,
+    default_recording_path,
+    rerun,
+)
+from treebrain.recording.schema import settle
+from treebrain.ros.bridge import RosBridge
+from treebrain.trees import TreebrainTree
+from treebrain.trees.runner import RunStats
+from treebrain.viewer import ViewerServer
+
+MEGABYTE = 1024 * 1024
+TickCallback = Callable[[TreebrainTree, RunStats], None]
+
+
+def _serve(recording: Recording, host: str, port: int, query: str, open_browser: bool) -> ViewerServer | None:
+    """Start a viewer and print its URL; None (after printing why) when the port cannot be bound."""
+    server = ViewerServer(recording, host, port)
+    try:
+        url = server.start() + query
+    except OSError as error:
+        recording.close()
+        print(f"cannot serve the viewer on {host}:{port}: {error.strerror or error}", file=sys.stderr)
+        return None
+    print(f"viewer: {url}", flush=True)
+    if open_browser:
+        webbrowser.open(url)
+    return server
+
+
+def _wait_for_interrupt() -> None:
+    with contextlib.suppress(KeyboardInterrupt):
+        threading.Event().wait()
+
+
+class RunSession:
+    """The recording, viewer and ROS bridge of one ``treebrain run``."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        if args.record_max_mb <= 0:
+            raise InputError.single(
+                f"--record-max-mb must be positive, got {args.record_max_mb:g}", "<command line>"
+            )
+        self.args = args
+        self.recording_path: Path | None = None
+        self._temporary: tempfile.TemporaryDirectory[str] | None = None
+        self.recorder: Recorder | None = None
+        self.viewer: ViewerServer | None = None
+        self.ros: RosBridge | None = None
+        if args.view and args.no_record:
+            self._temporary = tempfile.TemporaryDirectory(prefix="treebrain-view-")
+            self.recording_path = Path(self._temporary.name) / "run.sqlite"
+        elif not args.no_record:
+            self.recording_path = args.record
+
+    @property
+    def records(self) -> bool:
+        """--no-record alone turns recording off; with --view the run is recorded to a temporary file."""
+        return self.recording_path is not None or not self.args.no_record
+
+    def clock(self) -> Clock | None:
+        """A recorded run's nodes see one time per tick, so a re-run can show them the same times."""
+        return TickClock() if self.records else None
+
+    def start(self, tree: TreebrainTree, values: dict[str, Any]) -> bool:
+        """Attach the recorder, viewer and bridge; False when the viewer cannot start."""
+        args = self.args
+        if self.records:
+            path = self.recording_path or default_recording_path(tree.context.robot.name or tree.source.stem)
+            self.recording_path = path
+            max_bytes = int(args.record_max_mb * MEGABYTE)
+            self.recorder = Recorder(tree, path, hz=args.hz, values=values, max_bytes=max_bytes)
+        if args.view:
+            assert self.recording_path is not None
+            self.viewer = _serve(Recording(self.recording_path), args.host, args.port, "", args.open)
+            if self.viewer is None:
+                return False
+        if args.ros:
+            self.ros = RosBridge.start(tree)
+        return True
+
+    def on_tick(self, inner: TickCallback | None) -> TickCallback | None:
+        """The runner's per-tick callback, with the ROS bridge's publishing added."""
+        if self.ros is None:
+            return inner
+        bridge = self.ros
+
+        def both(tree: TreebrainTree, stats: RunStats) -> None:
+            bridge.after_tick(tree)
+            if inner is not None:
+                inner(tree, stats)
+
+        return both
+
+    def stop_recording(self) -> None:
+        if self.ros is not None:
+            self.ros.close()
+            self.ros = None
+        if self.recorder is not None:
+            self.recorder.close()
+            if self.recorder.lost_ticks:
+                print(f"warning: {self.recorder.lost_ticks} ticks were not recorded", file=sys.stderr)
+            if self._temporary is None:
+                print(f"recording: {self.recording_path}", file=sys.stderr)
+            self.recorder = None
+
+    def finish(self, interrupted: bool) -> None:
+        """After the run: keep the viewer up until Ctrl-C (unless the run itself was interrupted)."""
+        if self.viewer is not None:
+            if not interrupted:
+                print(f"run finished; the viewer stays at {self.viewer.url} until Ctrl-C", file=sys.stderr)
+                _wait_for_interrupt()
+            self.viewer.app.recording.close()
+            self.viewer.stop()
+            self.viewer = None
+            if self.recording_path is not None and self._temporary is None:
+                settle(self.recording_path)
+        if self._temporary is not None:
+            self._temporary.cleanup()
+            self._temporary = None
+
+
+def add_run_options(run: argparse.ArgumentParser) -> None:
+    """The recording, viewer and ROS options of ``treebrain run``."""
+    run.add_argument(
+        "--record",
+        type=Path,
+        metavar="PATH",
+        help="recording file (default runs/<robot>-<timestamp>.sqlite)",
+    )
+    run.add_argument("--no-record", action="store_true", help="do not record the run")
+    run.add_argument(
+        "--record-max-mb",
+        type=float,
+        default=DEFAULT_MAX_BYTES / MEGABYTE,
+        help="size cap of the recording; the oldest ticks are dropped beyond it (default 256)",
+    )
+    _add_viewer_options(run)
+    run.add_argument("--view", action="store_true", help="serve the live viewer while the tree runs")
+    run.add_argument("--ros", action="store_true", help="run inside a ROS 2 node and publish the tree")
+
+
+def _add_viewer_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--port", type=int, default=8765, help="viewer port (default 8765; 0 picks a free one)"
+    )
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="address to serve on (default 127.0.0.1; 0.0.0.0 exposes it)"
+    )
+    parser.add_argument("--open", action="store_true", help="open the viewer in a web browser")
+
+
+def cmd_view(args: argparse.Namespace) -> int:
+    with Recording(args.recording) as recording:
+        server = _serve(recording, args.host, args.port, "", args.open)
+        if server is None:
+            return EXIT_BAD_INPUT
+        print("Ctrl-C to stop", file=sys.stderr)
+        _wait_for_interrupt()
+        server.stop()
+    return EXIT_OK
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    if args.rerun:
+        report = rerun(args.recording)
+        print(report.summary())
+        return EXIT_OK if report.identical else EXIT_FAILURE
+    with Recording(args.recording) as recording:
+        server = _serve(recording, args.host, args.port, "?start=first", args.open)
+        if server is None:
+            return EXIT_BAD_INPUT
+        print("Ctrl-C to stop", file=sys.stderr)
+        _wait_for_interrupt()
+        server.stop()
+    return EXIT_OK
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add replay and view."""
+    replay = commands.add_parser(
+        "replay", help="open a recording in the viewer's timeline, or --rerun it and report any divergence"
+    )
+    replay.add_argument("recording", type=Path)
+    replay.add_argument(
+        "--rerun",
+        action="store_true",
+        help="tick the tree again with the recorded LLM answers and inputs; exit 1 at the first divergence",
+    )
+    _add_viewer_options(replay)
+    replay.set_defaults(handler=cmd_replay)
+    view = commands.add_parser(
+        "view", help="serve the viewer for a recording (live while it is being written)"
+    )
+    view.add_argument("recording", type=Path)
+    _add_viewer_options(view)
+    view.set_defaults(handler=cmd_view)

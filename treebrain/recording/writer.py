@@ -1,0 +1,289 @@
+"""Writing a recording off the tick thread: tick records go into a bounded queue, a writer thread
+turns them into rows, commits in batches and keeps the file under its size cap.
+
+The tick thread only appends to a deque; when the writer cannot keep up and the queue is full the
+record is dropped and counted (``lost_ticks`` in the file), never waited for, because a robot's
+control loop must not stall for a log. Above the cap the oldest ticks are folded into the base
+state and deleted; the tree definition and LLM calls are always kept.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import logging
+import sqlite3
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from treebrain.behaviours.context import TreeEvent
+from treebrain.recording.capture import UNSET, TickRecord, json_value
+from treebrain.recording.definition import TreeDefinition
+from treebrain.recording.schema import (
+    FORMAT,
+    FULL_NODES_EVERY,
+    LLM_EVENT_KINDS,
+    BaseState,
+    RunInfo,
+    apply_writes,
+    create,
+    decode_nodes,
+    dumps,
+    settle,
+)
+from treebrain.recording.secrets import Redactor
+
+_LOG = logging.getLogger("treebrain.recording")
+DEFAULT_MAX_BYTES = 256 * 1024 * 1024
+QUEUE_LIMIT = 20_000
+FLUSH_INTERVAL_S = 0.1
+TRIM_TO = 0.75
+"""When over the cap, drop old ticks until the payload is this fraction of it."""
+_ROW_OVERHEAD = 40
+"""Rough bytes SQLite spends on a tick row besides its text columns."""
+TRIM_CHECK_EVERY = 100
+"""Ticks inserted between size checks, so a large batch cannot overshoot the cap by much."""
+
+
+@dataclass
+class _TickRows:
+    tick: tuple[int, float, float, str | None, str | None, str | None]
+    events: list[tuple[int, float, str, str, str]]
+    size: int
+
+
+class RecordingWriter:
+    """Owns the SQLite connection and the writer thread of one recording."""
+
+    def __init__(
+        self,
+        path: str | Path,
+        info: RunInfo,
+        definition: TreeDefinition,
+        initial: BaseState,
+        *,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        redactor: Redactor | None = None,
+        flush_interval_s: float = FLUSH_INTERVAL_S,
+        queue_limit: int = QUEUE_LIMIT,
+    ) -> None:
+        self.path = Path(path)
+        self.max_bytes = max_bytes
+        self.redactor = redactor or Redactor.from_environment()
+        self.flush_interval_s = flush_interval_s
+        self.queue_limit = queue_limit
+        self.node_paths = frozenset(node.path for node in definition.nodes)
+        self._dropped = 0
+        """Records the tick thread could not queue (written by the tick thread only)."""
+        self._failed = 0
+        """Records the writer thread could not store (written by the writer thread only)."""
+        self.committed_tick = 0
+        self.final_status = "INVALID"
+        self._queue: collections.deque[TickRecord] = collections.deque()
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._values = dict(initial.values)
+        self._previous_nodes: list[list[Any]] | None = None
+        self._patches = 0
+        self._previous_activity: str | None = None
+        self._sizes: collections.deque[tuple[int, int]] = collections.deque()
+        self._total_size = 0
+        self._connection = create(self.path)
+        info.max_bytes = max_bytes
+        initial_json = self.redactor.data(initial.to_json())
+        self._write_meta(
+            {
+                "format": FORMAT,
+                "run": self.redactor.data(info.to_json()),
+                "definition": self.redactor.data(definition.to_json()),
+                "base": initial_json,
+                "finished": False,
+                "lost_ticks": 0,
+            }
+        )
+        self._thread = threading.Thread(target=self._loop, name="treebrain-recorder", daemon=True)
+        self._thread.start()
+
+    @property
+    def lost_ticks(self) -> int:
+        return self._dropped + self._failed
+
+    # tick thread ----------------------------------------------------------------------------------
+    def submit(self, record: TickRecord) -> None:
+        """Queue a tick record; never blocks (a full queue drops the record and counts it)."""
+        if len(self._queue) >= self.queue_limit:
+            self._dropped += 1
+            return
+        self._queue.append(record)
+
+    # writer thread --------------------------------------------------------------------------------
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            self._wake.wait(self.flush_interval_s)
+            self._wake.clear()
+            self._flush()
+        self._flush()
+
+    def _flush(self) -> None:
+        batch: list[TickRecord] = []
+        while self._queue:
+            batch.append(self._queue.popleft())
+        if not batch:
+            return
+        try:
+            self._store(batch)
+        except (sqlite3.Error, OSError, TypeError, ValueError):
+            # The run goes on; the recording says what it is missing.
+            _LOG.exception(
+                "recording %s: could not store ticks %d-%d", self.path, batch[0].tick, batch[-1].tick
+            )
+            self._failed += len(batch)
+
+    def _store(self, batch: list[TickRecord]) -> None:
+        rows = [self._rows(record) for record in batch]
+        trimmed = False
+        with self._transaction():
+            for start in range(0, len(rows), TRIM_CHECK_EVERY):
+                chunk = rows[start : start + TRIM_CHECK_EVERY]
+                self._connection.executemany(
+                    "INSERT OR REPLACE INTO ticks VALUES (?, ?, ?, ?, ?, ?)", [row.tick for row in chunk]
+                )
+                self._connection.executemany(
+                    "INSERT INTO events (tick, time, kind, node_path, data) VALUES (?, ?, ?, ?, ?)",
+                    [event for row in chunk for event in row.events],
+                )
+                for row in chunk:
+                    self._sizes.append((row.tick[0], row.size))
+                    self._total_size += row.size
+                if self._total_size > self.max_bytes:
+                    self._trim()
+                    trimmed = True
+            if self.lost_ticks:
+                self._set_meta("lost_ticks", self.lost_ticks)
+        if trimmed:
+            self._connection.execute("PRAGMA incremental_vacuum")
+        self.committed_tick = batch[-1].tick
+        self.final_status = batch[-1].root_status
+
+    def _rows(self, record: TickRecord) -> _TickRows:
+        nodes = self._nodes_column([[i, s, f] if f else [i, s] for i, s, f in record.visited])
+        activity_text = dumps([[a.kind[0], a.key, a.node_path] for a in record.activity])
+        activity = None if activity_text == self._previous_activity else activity_text
+        self._previous_activity = activity_text
+        changed = self._changed_writes(record.writes)
+        writes = self.redactor.text(dumps(changed)) if changed else None
+        events = [self._event_row(record.tick, event) for event in record.events]
+        size = _ROW_OVERHEAD + sum(len(text or "") for text in (nodes, writes, activity))
+        size += sum(len(event[4]) for event in events if event[2] not in LLM_EVENT_KINDS)
+        return _TickRows((record.tick, record.time, record.duration, nodes, writes, activity), events, size)
+
+    def _nodes_column(self, entries: list[list[Any]]) -> str | None:
+        """NULL when nothing changed, a patch when only statuses or feedback did, else the full list."""
+        previous = self._previous_nodes
+        self._previous_nodes = entries
+        if entries == previous:
+            return None
+        if (
+            previous is not None
+            and self._patches < FULL_NODES_EVERY
+            and len(entries) == len(previous)
+            and all(new[0] == old[0] for new, old in zip(entries, previous, strict=True))
+        ):
+            self._patches += 1
+            return dumps({"patch": [new for new, old in zip(entries, previous, strict=True) if new != old]})
+        self._patches = 0
+        return dumps(entries)
+
+    def _changed_writes(self, writes: Iterable[tuple[str, str, Any]]) -> list[list[Any]]:
+        """Every outside write (the run's inputs) and every write by a node that changed a value."""
+        changed: list[list[Any]] = []
+        for key, writer, value in writes:
+            outside = writer not in self.node_paths
+            if value is UNSET:
+                if outside or key in self._values:
+                    self._values.pop(key, None)
+                    changed.append([key, writer])
+                continue
+            if outside or self._values.get(key, UNSET) != value:
+                self._values[key] = value
+                changed.append([key, writer, value])
+        return changed
+
+    def _event_row(self, tick: int, event: TreeEvent) -> tuple[int, float, str, str, str]:
+        data = dumps(self.redactor.data(json_value(event.data)))
+        return (tick, event.time, event.kind, event.node_path, data)
+
+    def _trim(self) -> None:
+        """Fold the oldest ticks into the base state and delete them (inside the open transaction)."""
+        target = self.max_bytes * TRIM_TO
+        cut = 0
+        while self._sizes and self._total_size > target:
+            cut, size = self._sizes.popleft()
+            self._total_size -= size
+        row = self._connection.execute("SELECT value FROM meta WHERE key = 'base'").fetchone()
+        base = BaseState.from_json(json.loads(row[0]))
+        for nodes, writes, activity in self._connection.execute(
+            "SELECT nodes, writes, activity FROM ticks WHERE tick > ? AND tick <= ? ORDER BY tick",
+            (base.tick, cut),
+        ):
+            if nodes is not None:
+                base.nodes = decode_nodes(json.loads(nodes), base.nodes)
+            if writes is not None:
+                apply_writes(base.values, base.writers, json.loads(writes))
+            if activity is not None:
+                base.activity = json.loads(activity)
+        base.tick = cut
+        self._set_meta("base", base.to_json())
+        self._connection.execute("DELETE FROM ticks WHERE tick <= ?", (cut,))
+        placeholders = ", ".join("?" for _ in LLM_EVENT_KINDS)
+        self._connection.execute(
+            f"DELETE FROM events WHERE tick <= ? AND kind NOT IN ({placeholders})", (cut, *LLM_EVENT_KINDS)
+        )
+
+    # meta -----------------------------------------------------------------------------------------
+    def _set_meta(self, key: str, value: Any) -> None:
+        self._connection.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, dumps(value)))
+
+    def _write_meta(self, values: dict[str, Any]) -> None:
+        with self._transaction():
+            for key, value in values.items():
+                self._set_meta(key, value)
+
+    def _transaction(self) -> _Transaction:
+        return _Transaction(self._connection)
+
+    # closing --------------------------------------------------------------------------------------
+    def close(self) -> None:
+        """Write what is queued, mark the run finished and leave one self-contained file."""
+        if self._stop.is_set():
+            return
+        self._stop.set()
+        self._wake.set()
+        self._thread.join()
+        self._write_meta(
+            {
+                "finished": True,
+                "final_status": self.final_status,
+                "ticks": self.committed_tick,
+                "lost_ticks": self.lost_ticks,
+            }
+        )
+        self._connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        self._connection.close()
+        settle(self.path)
+
+
+class _Transaction:
+    """BEGIN ... COMMIT around a batch (ROLLBACK when it raises)."""
+
+    def __init__(self, connection: sqlite3.Connection) -> None:
+        self.connection = connection
+
+    def __enter__(self) -> None:
+        self.connection.execute("BEGIN")
+
+    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
+        self.connection.execute("COMMIT" if kind is None else "ROLLBACK")
