@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, NamedTuple
 
 from treebrain.blackboard.types import KeyType, TypeMismatch, key_type
 
@@ -49,9 +48,8 @@ def check_key_syntax(key: str) -> str | None:
     return f"'{key}' is not a valid blackboard key (expected /name or /ns/name: letters, digits, _)"
 
 
-@dataclass(frozen=True, slots=True)
-class Access:
-    """One read or write of a key by a node during a tick."""
+class Access(NamedTuple):
+    """One read or write of a key by a node during a tick (a tuple: made on every access, so cheap)."""
 
     kind: Literal["read", "write"]
     key: str

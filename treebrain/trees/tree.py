@@ -67,10 +67,15 @@ class TreebrainTree(py_trees.trees.BehaviourTree):
         if self.visitors:
             for visitor in self.visitors:
                 visitor.initialise()
-            partial = [visitor for visitor in self.visitors if not visitor.full]
-            for node in self.root.tick():
-                for visitor in partial:
-                    node.visit(visitor)
+            partial = [visitor.run for visitor in self.visitors if not visitor.full]
+            if len(partial) == 1:
+                run = partial[0]
+                for node in self.root.tick():
+                    run(node)
+            else:
+                for node in self.root.tick():
+                    for visit in partial:
+                        visit(node)
             full = [visitor for visitor in self.visitors if visitor.full]
             if full:
                 for node in self.root.iterate():
