@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,8 @@ from py_trees.common import Status
 from treebrain.behaviours.llm_service import LLMService, choose_default_profile, robot_llm_section
 from treebrain.behaviours.voice_kit import VoiceKitService
 from treebrain.blackboard import Blackboard
-from treebrain.cli.common import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK
+from treebrain.cli.common import EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK
+from treebrain.cli.record import RunSession, TickCallback, add_run_options
 from treebrain.errors import InputError
 from treebrain.llm import CallContext, LLMError, LLMErrorKind, LLMRequest, LLMResponse
 from treebrain.llm.providers.base import Answer, Pricing, build_response
@@ -63,8 +65,15 @@ class CommandRun:
         return self.stats.final_status == Status.SUCCESS.name
 
 
-def run_command(tree: TreebrainTree, command: str, hz: float, values: dict[str, Any]) -> CommandRun:
-    """Tick the tree on one command until it finishes (the runner halts it afterwards)."""
+def run_command(
+    tree: TreebrainTree,
+    command: str,
+    hz: float,
+    values: dict[str, Any],
+    wrap: Callable[[TickCallback], TickCallback | None] | None = None,
+) -> CommandRun:
+    """Tick the tree on one command until it finishes (the runner halts it afterwards); `wrap`
+    adds a session's per-tick work (the ROS bridge) to the command's own."""
     for key, value in {"/voice/command": command, **values}.items():
         tree.blackboard.set(key, value, "cli")
     failures: list[str] = []
@@ -78,7 +87,7 @@ def run_command(tree: TreebrainTree, command: str, hz: float, values: dict[str, 
                 if node.status == Status.FAILURE and not node.children
             ]
 
-    stats = Runner(tree, hz, on_tick=after_tick).run()
+    stats = Runner(tree, hz, on_tick=wrap(after_tick) if wrap else after_tick).run()
     return CommandRun(stats, failures)
 
 
@@ -117,18 +126,23 @@ def outcome(blackboard: Blackboard, run: CommandRun) -> tuple[str, bool]:
 
 def cmd_voice(args: argparse.Namespace) -> int:
     values: dict[str, Any] = {"/voice/strict": args.strict}
-    tree = load_tree(args.robot, values=values)
+    session = RunSession(args)
+    tree = load_tree(args.robot, values=values, clock=session.clock())
     if args.verbose:
         tree.context.listeners.append(_print_actuator)
     failed = False
+    interrupted = False
     try:
         choose_default_profile(tree.context.robot, args.provider)
+        if not session.start(tree, values):
+            return EXIT_BAD_INPUT
         for command in args.commands:
             approval = {} if args.approve is None else {"/voice/approved": args.approve == "yes"}
             print(f"── {command!r}", flush=True)
-            run = run_command(tree, command, args.hz, approval)
+            run = run_command(tree, command, args.hz, approval, session.on_tick)
             if run.stats.interrupted:
                 print("interrupted: the arm was stopped", file=sys.stderr)
+                interrupted = True
                 return EXIT_INTERRUPTED
             print(json.dumps(_value(tree.blackboard, "/voice/result"), indent=2, ensure_ascii=False))
             route = _value(tree.blackboard, "/voice/route") or "-"
@@ -140,7 +154,9 @@ def cmd_voice(args: argparse.Namespace) -> int:
             print()
             print(render_scene(scene))
     finally:
+        session.stop_recording()
         tree.close()
+        session.finish(interrupted)
     return EXIT_FAILURE if failed else EXIT_OK
 
 
@@ -290,6 +306,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help="strict mode's answer in advance (else asked on the terminal)",
     )
     voice.add_argument("--verbose", "-v", action="store_true", help="print every primitive sent to the arm")
+    add_run_options(voice)
     voice.set_defaults(handler=cmd_voice)
 
 
