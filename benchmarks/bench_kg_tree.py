@@ -11,9 +11,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from py_trees.trees import BehaviourTree
-
-from benchmarks.rows import BenchRow
+from benchmarks.rows import BenchRow, TickCpuMeter
 from treebrain.cli.kg import KitchenSession
 from treebrain.kg.config import load_kitchen_config
 from treebrain.kg.eval_set import load_eval_set, load_scripted_answers
@@ -27,17 +25,7 @@ KITCHEN = REPO / "config" / "kitchen"
 def run() -> list[BenchRow]:
     scenarios = load_eval_set(KITCHEN / "eval" / "scenarios")
     session = KitchenSession(ROBOT, provider="scripted", hz=20_000.0)
-    spent = {"started": 0.0, "cpu_s": 0.0, "ticks": 0.0}
-
-    def before(_: BehaviourTree) -> None:
-        spent["started"] = time.thread_time()
-
-    def after(_: BehaviourTree) -> None:
-        spent["cpu_s"] += time.thread_time() - spent["started"]
-        spent["ticks"] += 1
-
-    session.tree.add_pre_tick_handler(before)
-    session.tree.add_post_tick_handler(after)
+    meter = TickCpuMeter(session.tree)
     try:
         started = time.perf_counter()
         runs = [
@@ -61,7 +49,7 @@ def run() -> list[BenchRow]:
             wall_s * 1e3 / narrations,
             "ms/narration",
         ),
-        BenchRow(name, "tick CPU time per narration", spent["cpu_s"] * 1e6 / narrations, "µs/narration"),
-        BenchRow(name, "ticks per narration", spent["ticks"] / narrations, "ticks"),
+        BenchRow(name, "tick CPU time per narration", meter.cpu_s * 1e6 / narrations, "µs/narration"),
+        BenchRow(name, "ticks per narration", meter.ticks / narrations, "ticks"),
         BenchRow(name, "same scores as the plain loop", float(same), "bool", "1", same),
     ]

@@ -27,10 +27,10 @@ from typing import Any
 
 import yaml
 from py_trees.common import Status
-from py_trees.trees import BehaviourTree
 
-from benchmarks.rows import BenchRow
-from treebrain.cli.voice import outcome, run_command, select_provider
+from benchmarks.rows import BenchRow, TickCpuMeter
+from treebrain.behaviours.llm_service import choose_default_profile
+from treebrain.cli.voice import outcome, run_command
 from treebrain.testing import TreeHarness
 from treebrain.trees import load_tree
 from treebrain.voice.compiler import compile_sequence
@@ -161,25 +161,15 @@ def _robot_file(folder: Path, *, local: bool) -> Path:
 def _tick_cpu_ms(path: Path, command: str, dispatch: bool) -> tuple[float, float]:
     """Median CPU milliseconds of the ticks per command, and ticks per command."""
     harness = TreeHarness.from_file(path, values={"/voice/command": command, "/voice/dispatch": dispatch})
-    spent = {"started": 0.0, "cpu_s": 0.0, "ticks": 0.0}
-
-    def before(_: BehaviourTree) -> None:
-        spent["started"] = time.thread_time()
-
-    def after(_: BehaviourTree) -> None:
-        spent["cpu_s"] += time.thread_time() - spent["started"]
-        spent["ticks"] += 1
-
-    harness.tree.add_pre_tick_handler(before)
-    harness.tree.add_post_tick_handler(after)
+    meter = TickCpuMeter(harness.tree)
     per_command, ticks = [], []
     try:
         for _ in range(TREE_REPEATS):
-            spent["cpu_s"], spent["ticks"] = 0.0, 0.0
+            meter.reset()
             while harness.tick() == Status.RUNNING:
                 pass
-            per_command.append(spent["cpu_s"] * 1000)
-            ticks.append(spent["ticks"])
+            per_command.append(meter.cpu_s * 1000)
+            ticks.append(meter.ticks)
             harness.tree.halt()
     finally:
         harness.close()
@@ -222,7 +212,7 @@ def local_model_rows() -> list[BenchRow]:
     with tempfile.TemporaryDirectory(prefix="bench-voice-") as folder:
         tree = load_tree(_robot_file(Path(folder), local=True), values={"/voice/dispatch": False})
         try:
-            select_provider(tree, "local")
+            choose_default_profile(tree.context.robot, "local")
             started = time.perf_counter()
             run = run_command(tree, LOCAL_COMMAND, 20.0, {})
             wall_s = time.perf_counter() - started

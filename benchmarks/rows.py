@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
+
+from py_trees.trees import BehaviourTree
 
 
 @dataclass(frozen=True)
@@ -15,3 +18,24 @@ class BenchRow:
     unit: str
     goal: str = ""
     passed: bool | None = None
+
+
+class TickCpuMeter:
+    """CPU time the ticking thread spends inside a tree's ticks (LLM workers and sleeps excluded)."""
+
+    def __init__(self, tree: BehaviourTree) -> None:
+        self.cpu_s = 0.0
+        self.ticks = 0
+        self._started = 0.0
+        tree.add_pre_tick_handler(self._before)
+        tree.add_post_tick_handler(self._after)
+
+    def reset(self) -> None:
+        self.cpu_s, self.ticks = 0.0, 0
+
+    def _before(self, _: BehaviourTree) -> None:
+        self._started = time.thread_time()
+
+    def _after(self, _: BehaviourTree) -> None:
+        self.cpu_s += time.thread_time() - self._started
+        self.ticks += 1
