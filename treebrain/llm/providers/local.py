@@ -13,6 +13,7 @@ stopping criterion after every token.
 from __future__ import annotations
 
 import atexit
+import ctypes
 import json
 import os
 import threading
@@ -119,6 +120,24 @@ def _close_models() -> None:
         _models.clear()
 
 
+_native_log_sink: list[Any] = []
+"""Keeps the ctypes callback alive for as long as llama.cpp may call it."""
+
+
+def _silence_native_log(llama_cpp: Any) -> None:
+    """llama.cpp prints notes (e.g. about its KV cache) to stderr even with ``verbose=False``;
+    they would interleave with the CLI's output, so its log callback drops them."""
+    if _native_log_sink:
+        return
+
+    @llama_cpp.llama_log_callback  # type: ignore[untyped-decorator]
+    def drop(level: int, text: bytes, user_data: Any) -> None:
+        return None
+
+    _native_log_sink.append(drop)
+    llama_cpp.llama_log_set(drop, ctypes.c_void_p(0))
+
+
 def load_model(path: Path, n_ctx: int, n_threads: int) -> tuple[Any, threading.Lock]:
     """The process-wide ``Llama`` for this file and settings, with the lock that guards it."""
     key = (str(path), n_ctx, n_threads)
@@ -127,9 +146,11 @@ def load_model(path: Path, n_ctx: int, n_threads: int) -> tuple[Any, threading.L
             atexit.register(_close_models)
         if key not in _models:
             try:
+                import llama_cpp
                 from llama_cpp import Llama
             except ImportError as error:
                 raise missing_package("llama-cpp-python", "local") from error
+            _silence_native_log(llama_cpp)
             try:
                 model = Llama(model_path=str(path), n_ctx=n_ctx, n_threads=n_threads, verbose=False)
             except (ValueError, OSError) as error:
