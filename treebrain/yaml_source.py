@@ -111,16 +111,24 @@ def parse_yaml(text: str, file: str = "<input>") -> tuple[Any, list[Problem]]:
         loader.dispose()
 
 
+def read_text(path: str | Path) -> str:
+    """The UTF-8 text of `path`, or an InputError saying why it cannot be read."""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError.single("file not found", path) from None
+    except UnicodeDecodeError as error:
+        raise InputError.single(f"not UTF-8 text (byte {error.start})", path) from None
+    except OSError as error:
+        raise InputError.single(f"cannot read: {error.strerror or error}", path) from None
+
+
 def read_yaml_file(path: Path) -> tuple[Any, list[Problem]]:
     """Read and parse a YAML file; unreadable files become problems too."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None, [Problem(Location(str(path)), "file not found")]
-    except UnicodeDecodeError as error:
-        return None, [Problem(Location(str(path)), f"not UTF-8 text (byte {error.start})")]
-    except OSError as error:
-        return None, [Problem(Location(str(path)), f"cannot read: {error.strerror}")]
+        text = read_text(path)
+    except InputError as error:
+        return None, error.problems
     return parse_yaml(text, str(path))
 
 

@@ -83,6 +83,6 @@ def test_bad_driver_params_and_a_missing_kitchen_config_are_reported(
     assert [(problem.node_path, problem.message) for problem in problems] == [
         (
             "narration/extract/with_rules",
-            f"kitchen config: {tmp_path / 'nowhere' / 'kitchen.yaml'}: file not found",
+            f"kitchen config: {tmp_path / 'nowhere' / 'kitchen.yaml'}: file not found (expected KitchenFile data)",
         )
     ]

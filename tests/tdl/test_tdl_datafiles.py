@@ -4,9 +4,10 @@ from pathlib import Path
 
 import pytest
 
+from treebrain.documents import parse_document
 from treebrain.errors import InputError
 from treebrain.tdl.commands import CommandSet, load_command_set
-from treebrain.tdl.datafile import default_config_dir, parse_yaml_model
+from treebrain.tdl.datafile import default_config_dir
 from treebrain.tdl.robots import RobotSpec, load_robot_spec, robot_names
 from treebrain.tdl.rules.table import IMPLEMENTED, load_rule_table
 
@@ -47,20 +48,20 @@ def test_shipped_robot_specs() -> None:
 
 def test_every_problem_of_a_robot_file_is_located() -> None:
     with pytest.raises(InputError) as error:
-        parse_yaml_model(BAD_ROBOT, RobotSpec, "r.yaml")
+        parse_document(BAD_ROBOT, "r.yaml").validated(RobotSpec)
     assert problems(error) == [
-        "r.yaml:3:11: reach_mm: Input should be greater than 0",
+        "r.yaml:3:11: reach_mm: Input should be greater than 0 (got -5)",
         "r.yaml:4:1: duplicate key 'reach_mm' (first at line 3)",
         "r.yaml:9:13: cartesian.velocity: Value error, need min <= recommended low <= recommended high <= max, "
         "got min=10.0 max=1000.0 recommended=(50.0, 5000.0)",
         "r.yaml:12:3: joint.acceleration: Field required",
-        "r.yaml:13:17: gripper.port: Input should be a valid integer, unable to parse string as an integer",
+        "r.yaml:13:17: gripper.port: Input should be a valid integer, unable to parse string as an integer (got 'one')",
     ]
 
 
 def test_yaml_syntax_errors_and_unknown_robots_are_located(tmp_path: Path) -> None:
     with pytest.raises(InputError) as error:
-        parse_yaml_model("a: [1, 2\nb: 3", RobotSpec, "bad.yaml")
+        parse_document("a: [1, 2\nb: 3", "bad.yaml").validated(RobotSpec)
     assert problems(error) == [
         "bad.yaml:2:2: YAML syntax error: while parsing a flow sequence expected ',' or ']', but got ':'"
     ]
@@ -116,10 +117,10 @@ def test_command_set_signatures() -> None:
 def test_a_bad_command_set_is_reported_at_the_value() -> None:
     text = "version: 1\npose_types: {}\ncommands:\n  Move:\n    category: motion\n    params: [{name: a, role: speed}]\n"
     with pytest.raises(InputError) as error:
-        parse_yaml_model(text, CommandSet, "c.yaml")
+        parse_document(text, "c.yaml").validated(CommandSet)
     assert len(problems(error)) == 1
     assert problems(error)[0].startswith(
-        "c.yaml:6:30: commands.Move.params.0.role: Input should be 'target_pose'"
+        "c.yaml:6:30: commands.Move.params[0].role: Input should be 'target_pose'"
     )
 
 

@@ -71,8 +71,8 @@ def test_bad_patterns_are_located(tmp_path: Path) -> None:
         load_classifier(path, ISET)
     messages = [problem.message for problem in caught.value.problems]
     assert messages == [
-        "creative_patterns.0: invalid regular expression: missing ), unterminated subpattern at position 0",
-        "trigger_patterns.0: a trigger pattern needs a (?P<phrase>...) group",
+        "creative_patterns[0]: invalid regular expression: missing ), unterminated subpattern at position 0",
+        "trigger_patterns[0]: a trigger pattern needs a (?P<phrase>...) group",
     ]
 
 
@@ -166,5 +166,5 @@ def test_axes_file_problems(tmp_path: Path) -> None:
         load_creative_axes(path)
     assert [problem.message for problem in caught.value.problems] == [
         "constrained: 'narrow' is not an ingredient option",
-        "incompatible.inverted.0: 'all_two' is not an ingredient option",
+        "incompatible.inverted[0]: 'all_two' is not an ingredient option",
     ]

@@ -86,7 +86,7 @@ def test_the_loader_checks_phrases_and_alias_targets(tmp_path: Path) -> None:
     with pytest.raises(InputError) as caught:
         load_phrase_bank(path, ISET)
     assert [problem.message for problem in caught.value.problems] == [
-        "phrases.fly.0: fly is not a valid instruction",
+        "phrases.fly[0]: fly is not a valid instruction",
         "learned_aliases.gone: 'vanished_composite' is not a composite",
         "learned_aliases.nudge it: 'nudge' needs parameters, so no alias can call it",
     ]

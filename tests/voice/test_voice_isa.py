@@ -75,10 +75,10 @@ def test_expansion_problems_are_located(tmp_path: Path) -> None:
     data["composites"]["nudge"]["expansion"][0]["args"]["distance_mm"] = "{direction.x_mm}"
     messages = [problem.split(": ", 1)[1] for problem in problems_of(tmp_path, data)]
     assert messages == [
-        "composites.pick_up.expansion.0.params.place: {itme}: no parameter or context value named 'itme' here",
-        "composites.pick_up.expansion.1.args.force: gripper_set has no argument 'force'",
-        "composites.go_home.expansion.0.call: 'fly' is not a tier-1 composite",
-        "composites.nudge.expansion.0.args.distance_mm: {direction.x_mm}: a direction has no attribute 'x_mm'",
+        "composites.pick_up.expansion[0].params.place: {itme}: no parameter or context value named 'itme' here",
+        "composites.pick_up.expansion[1].args.force: gripper_set has no argument 'force'",
+        "composites.go_home.expansion[0].call: 'fly' is not a tier-1 composite",
+        "composites.nudge.expansion[0].args.distance_mm: {direction.x_mm}: a direction has no attribute 'x_mm'",
     ]
 
 
@@ -87,7 +87,7 @@ def test_an_expansion_step_needs_exactly_one_action(tmp_path: Path) -> None:
     data["composites"]["pause"]["expansion"] = [{"call": "go_home", "primitive": "wait"}]
     messages = [problem.split(": ", 1)[1] for problem in problems_of(tmp_path, data)]
     assert messages == [
-        "composites.pause.expansion.0: Value error, an expansion step needs exactly one of primitive, call, "
+        "composites.pause.expansion[0]: Value error, an expansion step needs exactly one of primitive, call, "
         "set_active_zone, for_each_layer (found primitive, call)"
     ]
 
@@ -115,7 +115,7 @@ def test_cycles_and_name_clashes(tmp_path: Path) -> None:
         "composites.pause: calls itself: pause -> go_home -> pause",
         "default_zone: 'kitchen' is not an assembly zone",
         "learned_composites.loop_a: calls itself: loop_a -> loop_b -> loop_a",
-        "learned_composites.loop_b.sequence.1: add_layer.item: 'avocado' is not a valid item "
+        "learned_composites.loop_b.sequence[1]: add_layer.item: 'avocado' is not a valid item "
         "(valid: bread, meat, cheese, lettuce, tomato)",
         "learned_composites.loop_b: calls itself: loop_b -> loop_a -> loop_b",
         "learned_composites.pick_up: 'pick_up' would overwrite a built-in instruction",

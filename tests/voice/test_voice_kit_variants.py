@@ -52,7 +52,7 @@ def test_a_bad_variant_is_located(tmp_path: Path) -> None:
         load_voice_kit(path)
     lines = path.read_text(encoding="utf-8").splitlines()
     assert [problem.message for problem in error.value.problems] == [
-        "by_provider.local.temperature: Extra inputs are not permitted"
+        "by_provider.local.temperature: Extra inputs are not permitted (got 2)"
     ]
     assert error.value.problems[0].location.line == len(lines)
 

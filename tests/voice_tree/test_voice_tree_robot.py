@@ -85,7 +85,7 @@ def test_the_robot_file_is_checked_before_the_first_tick(voice: VoiceTree, tmp_p
         in messages
     )
     assert "limits: Value error, z_min_mm (10.0) must be below z_max_mm (0.0)" in messages
-    assert any("no_such_voice.yaml: cannot read the file" in message for message in messages)
+    assert any("no_such_voice.yaml: file not found" in message for message in messages)
     with pytest.raises(InputError):
         TreeHarness.from_file(path)
 

@@ -17,15 +17,14 @@ from typing import Any, TypeVar
 
 from pydantic import Field
 
+from treebrain.documents import Document, load_model, read_document
 from treebrain.errors import InputError, Problem
-from treebrain.kg.documents import load_yaml, load_yaml_model, validate_model
 from treebrain.kg.extraction import extract_entities
 from treebrain.kg.graph import KitchenGraph
 from treebrain.kg.models import ChatMessage, Frozen, HandSlot, Interaction, Narration
 from treebrain.kg.narrations import ColumnMapping
 from treebrain.kg.prompting import PromptTemplates, load_templates, render_request
 from treebrain.kg.retrieval import RetrievalSettings, retrieve_candidates
-from treebrain.kg.sourcemap import SourceMap
 from treebrain.kg.validation import validate_update
 from treebrain.kg.vocabulary import Vocabulary, load_vocabulary
 
@@ -90,7 +89,7 @@ class KitchenConfig:
 
 def load_kitchen_config(path: str | Path) -> KitchenConfig:
     """Load ``kitchen.yaml`` and everything it names; InputError lists every problem found."""
-    settings = load_yaml_model(KitchenFile, path)
+    settings = load_model(path, KitchenFile)
     base = Path(path).parent
     problems: list[Problem] = []
     vocabulary = _collect(
@@ -102,11 +101,11 @@ def load_kitchen_config(path: str | Path) -> KitchenConfig:
         ),
     )
     templates = _collect(problems, lambda: load_templates(base / settings.prompts))
-    few_shot = _collect(problems, lambda: load_yaml(base / settings.few_shot))
+    few_shot = _collect(problems, lambda: read_document(base / settings.few_shot))
     if vocabulary is None or templates is None or few_shot is None:
         raise InputError(problems)
-    data, source = few_shot
-    examples = validate_model(FewShotFile, data, source).examples
+    source = few_shot
+    examples = source.validated(FewShotFile).examples
     turns: list[ChatMessage] = []
     for index, example in enumerate(examples):
         turns += _example_turns(example, vocabulary, templates, settings.retrieval, source, index, problems)
@@ -156,7 +155,7 @@ def _example_turns(
     vocabulary: Vocabulary,
     templates: PromptTemplates,
     settings: RetrievalSettings,
-    source: SourceMap,
+    source: Document,
     index: int,
     problems: list[Problem],
 ) -> list[ChatMessage]:
@@ -166,7 +165,7 @@ def _example_turns(
     check = validate_update(example.answer, example.narration, extraction, retrieval, kg, vocabulary)
     for error in check.errors:
         problems.append(
-            source.problem(("examples", index, "answer"), f"the validator rejects this answer: {error}")
+            source.problem_at(("examples", index, "answer"), f"the validator rejects this answer: {error}")
         )
     request = render_request(templates, example.narration, extraction, retrieval)
     answer = json.dumps(example.answer, ensure_ascii=False)

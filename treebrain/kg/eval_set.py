@@ -14,9 +14,10 @@ from typing import Any
 
 from pydantic import Field, ValidationError
 
+from treebrain.documents import load_located
 from treebrain.errors import InputError, Location, Problem
-from treebrain.kg.documents import load_yaml, read_text, validate_model
 from treebrain.kg.models import Frozen, HandSlot, LlmPrompt, Narration, OutcomeKind
+from treebrain.yaml_source import read_text
 
 #: How an expected location is written: a zone name, "in_hand" (either hand), "left hand",
 #: "right hand", or "unknown".
@@ -79,8 +80,7 @@ def load_eval_set(directory: str | Path) -> list[Scenario]:
     seen: dict[str, str] = {}
     for path in files:
         try:
-            data, source = load_yaml(path)
-            scenario = validate_model(Scenario, data, source)
+            scenario, source = load_located(path, Scenario)
         except InputError as error:
             problems.extend(error.problems)
             continue
@@ -89,7 +89,9 @@ def load_eval_set(directory: str | Path) -> list[Scenario]:
             first = seen.setdefault(item.id, here)
             if first != here:
                 problems.append(
-                    source.problem(("narrations", index, "id"), f"id {item.id!r} is already used at {first}")
+                    source.problem_at(
+                        ("narrations", index, "id"), f"id {item.id!r} is already used at {first}"
+                    )
                 )
         scenarios.append(scenario)
     if problems:

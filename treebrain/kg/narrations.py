@@ -18,8 +18,8 @@ from typing import Any
 from pydantic import Field, ValidationError
 
 from treebrain.errors import InputError, Location, Problem
-from treebrain.kg.documents import read_text
 from treebrain.kg.models import Frozen, Narration
+from treebrain.yaml_source import read_text
 
 _CLOCK = re.compile(r"^(?:(\d+):)?(\d{1,2}):(\d{1,2}(?:\.\d+)?)$")
 

@@ -18,14 +18,13 @@ from typing import Any, Literal
 import networkx as nx
 from pydantic import Field, ValidationError
 
+from treebrain.documents import Document, load_located
 from treebrain.errors import InputError, Problem
 from treebrain.files import atomic_write_json, atomic_write_text, file_lock
 from treebrain.kg.consistency import put_back
-from treebrain.kg.documents import load_json_model
 from treebrain.kg.graph import LOCATED_IN, KitchenGraph
 from treebrain.kg.models import Frozen, HandSlot, Interaction
 from treebrain.kg.names import NameResolver
-from treebrain.kg.sourcemap import SourceMap
 
 GRAPH_FORMAT = "treebrain.kitchen-kg"
 GRAPH_VERSION = 1
@@ -109,11 +108,11 @@ def save_graph(kg: KitchenGraph, path: str | Path) -> None:
 
 def load_graph(path: str | Path, names: NameResolver | None = None) -> LoadedGraph:
     """Read and validate a saved graph; InputError lists every problem with its location."""
-    document, source = load_json_model(GraphFile, path)
+    document, source = load_located(path, GraphFile, as_json=True)
     return _build(document, source, names)
 
 
-def _build(document: GraphFile, source: SourceMap, names: NameResolver | None) -> LoadedGraph:
+def _build(document: GraphFile, source: Document, names: NameResolver | None) -> LoadedGraph:
     problems: list[Problem] = []
     foods: dict[str, tuple[int, FoodRecord]] = {}
     zones: dict[str, tuple[int, ZoneRecord]] = {}
@@ -122,7 +121,7 @@ def _build(document: GraphFile, source: SourceMap, names: NameResolver | None) -
         if record is None:
             continue
         if record.id in foods or record.id in zones:
-            problems.append(source.problem(("nodes", index, "id"), f"duplicate node id {record.id!r}"))
+            problems.append(source.problem_at(("nodes", index, "id"), f"duplicate node id {record.id!r}"))
         elif isinstance(record, FoodRecord):
             foods[record.id] = (index, record)
         else:
@@ -130,10 +129,10 @@ def _build(document: GraphFile, source: SourceMap, names: NameResolver | None) -
     for food_id, (index, food) in foods.items():
         if food.last_zone is not None and food.last_zone not in zones:
             message = f"no zone {food.last_zone!r} in the file"
-            problems.append(source.problem(("nodes", index, "last_zone"), message))
+            problems.append(source.problem_at(("nodes", index, "last_zone"), message))
         if food.last_seen < food.first_seen:
             message = f"{food_id} is last seen before it is first seen"
-            problems.append(source.problem(("nodes", index, "last_seen"), message))
+            problems.append(source.problem_at(("nodes", index, "last_seen"), message))
     food_zone = _locations(document.links, foods, zones, source, problems)
     if problems:
         raise InputError(problems)
@@ -141,12 +140,12 @@ def _build(document: GraphFile, source: SourceMap, names: NameResolver | None) -
 
 
 def _node_record(
-    raw: dict[str, Any], index: int, source: SourceMap, problems: list[Problem]
+    raw: dict[str, Any], index: int, source: Document, problems: list[Problem]
 ) -> FoodRecord | ZoneRecord | None:
     models: dict[object, type[FoodRecord] | type[ZoneRecord]] = {"food": FoodRecord, "zone": ZoneRecord}
     model = models.get(raw.get("kind"))
     if model is None:
-        problems.append(source.problem(("nodes", index, "kind"), "kind must be 'food' or 'zone'"))
+        problems.append(source.problem_at(("nodes", index, "kind"), "kind must be 'food' or 'zone'"))
         return None
     try:
         return model.model_validate(raw)
@@ -159,17 +158,21 @@ def _locations(
     links: list[LinkRecord],
     foods: dict[str, tuple[int, FoodRecord]],
     zones: dict[str, tuple[int, ZoneRecord]],
-    source: SourceMap,
+    source: Document,
     problems: list[Problem],
 ) -> dict[str, str]:
     food_zone: dict[str, str] = {}
     for index, link in enumerate(links):
         if link.source not in foods:
-            problems.append(source.problem(("links", index, "source"), f"{link.source!r} is not a food node"))
+            problems.append(
+                source.problem_at(("links", index, "source"), f"{link.source!r} is not a food node")
+            )
         elif link.target not in zones:
-            problems.append(source.problem(("links", index, "target"), f"{link.target!r} is not a zone node"))
+            problems.append(
+                source.problem_at(("links", index, "target"), f"{link.target!r} is not a zone node")
+            )
         elif link.source in food_zone:
-            problems.append(source.problem(("links", index), f"{link.source} is located in two zones"))
+            problems.append(source.problem_at(("links", index), f"{link.source} is located in two zones"))
         else:
             food_zone[link.source] = link.target
     return food_zone

@@ -13,11 +13,10 @@ from typing import TypeVar
 
 from pydantic import Field
 
+from treebrain.documents import DataPath, Document, dotted, load_located
 from treebrain.errors import InputError, Problem
-from treebrain.kg.documents import load_yaml, validate_model
 from treebrain.kg.models import Frozen, HandSlot, LocationRole, UpdateType
 from treebrain.kg.names import SynonymResolver, normalise_phrase, singular_phrase
-from treebrain.kg.sourcemap import DataPath, SourceMap, dotted
 
 FileT = TypeVar("FileT", bound=Frozen)
 #: The type of a zone named by a handled item used as a place ("into the mug", "in the pan").
@@ -159,10 +158,9 @@ def load_vocabulary(verbs_path: str | Path, foods_path: str | Path, locations_pa
     return Vocabulary(verbs_file, foods_file, locations_file)
 
 
-def _load(model: type[FileT], path: str | Path, problems: list[Problem]) -> tuple[FileT, SourceMap] | None:
+def _load(model: type[FileT], path: str | Path, problems: list[Problem]) -> tuple[FileT, Document] | None:
     try:
-        data, source = load_yaml(path)
-        return validate_model(model, data, source), source
+        return load_located(path, model)
     except InputError as error:
         problems.extend(error.problems)
         return None
@@ -170,7 +168,7 @@ def _load(model: type[FileT], path: str | Path, problems: list[Problem]) -> tupl
 
 def _check_unique(
     phrases: Iterable[tuple[DataPath, str]],
-    source: SourceMap,
+    source: Document,
     problems: list[Problem],
     owners: Mapping[str, DataPath] | None = None,
 ) -> None:
@@ -183,4 +181,4 @@ def _check_unique(
     for path, phrase in phrases:
         first = seen.setdefault(normalise_phrase(phrase), path)
         if first not in (path, path[:2]):
-            problems.append(source.problem(path, f"{phrase!r} is already listed at {dotted(first)}"))
+            problems.append(source.problem_at(path, f"{phrase!r} is already listed at {dotted(first)}"))

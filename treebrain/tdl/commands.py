@@ -13,7 +13,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from treebrain.tdl.datafile import default_config_dir, load_yaml_model
+from treebrain.documents import load_model
+from treebrain.tdl.datafile import default_config_dir
 
 Space = Literal["joint", "cartesian", "offset"]
 Role = Literal[
@@ -123,4 +124,4 @@ class CommandSet(_Frozen):
 
 def load_command_set(path: str | Path | None = None) -> CommandSet:
     """Load and validate the command set (default ``config/tdl/commands.yaml``)."""
-    return load_yaml_model(path or default_config_dir() / "commands.yaml", CommandSet)
+    return load_model(path or default_config_dir() / "commands.yaml", CommandSet)

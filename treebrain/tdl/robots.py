@@ -10,8 +10,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from treebrain.documents import load_model
 from treebrain.errors import InputError
-from treebrain.tdl.datafile import default_config_dir, load_yaml_model
+from treebrain.tdl.datafile import default_config_dir
 
 
 class _Frozen(BaseModel):
@@ -115,7 +116,7 @@ def load_robot_spec(robot: str, config_dir: str | Path | None = None) -> RobotSp
     of its aliases (``m1013``), or a spec file path."""
     candidate = Path(robot)
     if candidate.suffix in {".yaml", ".yml"}:
-        return load_yaml_model(candidate, RobotSpec)
+        return load_model(candidate, RobotSpec)
     directory = Path(config_dir or default_config_dir())
     path = directory / "robots" / f"{robot}.yaml"
     if not path.is_file():
@@ -123,7 +124,7 @@ def load_robot_spec(robot: str, config_dir: str | Path | None = None) -> RobotSp
         if aliased is not None:
             return aliased
         raise InputError.single(f"unknown robot '{robot}' (known: {_known_robots(directory)})", path)
-    spec = load_yaml_model(path, RobotSpec)
+    spec = load_model(path, RobotSpec)
     if spec.robot != robot:
         raise InputError.single(f"file declares robot '{spec.robot}' but is named '{robot}'", path, 1, 1)
     return spec

@@ -17,8 +17,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from treebrain.documents import load_model
 from treebrain.errors import InputError
-from treebrain.tdl.datafile import default_config_dir, load_yaml_model
+from treebrain.tdl.datafile import default_config_dir
 
 Verdict = Literal["PASS", "FAIL"]
 ASPECTS = (
@@ -165,7 +166,7 @@ def response_schema(name: str, config_dir: str | Path | None = None) -> dict[str
 
 def load_semantic_prompts(path: str | Path | None = None) -> SemanticPrompts:
     """Load the semantic prompts and few-shot examples (default ``config/tdl/semantic_examples.yaml``)."""
-    return load_yaml_model(path or default_config_dir() / "semantic_examples.yaml", SemanticPrompts)
+    return load_model(path or default_config_dir() / "semantic_examples.yaml", SemanticPrompts)
 
 
 def _user_turn(instruction: str, program: str, limit: int) -> str:

@@ -14,7 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from treebrain.voice.documents import PathPart, read_document
+from treebrain.documents import PathPart, read_document
 from treebrain.voice.isa import InstructionSet
 
 # Quotes (straight and curly) and end punctuation around a phrase the user wants learned.

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from treebrain.voice.documents import read_document
+from treebrain.documents import read_document
 from treebrain.voice.steps import Step
 
 _TIMES = "\u00d7"  # the multiplication sign of the seed's reasoning format

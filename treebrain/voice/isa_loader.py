@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from treebrain.documents import Document, PathPart, read_document
 from treebrain.robots.commands import DIRECTIONS, PRIMITIVE_MODELS
-from treebrain.voice.documents import Document, PathPart, read_document
 from treebrain.voice.isa import (
     CONTEXT_NAMES,
     LOOP_NAME,

@@ -19,10 +19,10 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from treebrain.documents import load_model
 from treebrain.errors import InputError, Problem
 from treebrain.voice.classify import Classifier, load_classifier
 from treebrain.voice.creative import CreativeAxes, load_creative_axes
-from treebrain.voice.documents import load_model
 from treebrain.voice.isa import InstructionSet
 from treebrain.voice.isa_loader import load_instruction_set
 from treebrain.voice.memory import MemoryPolicy, working_copies

@@ -16,11 +16,11 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from treebrain.documents import Document
 from treebrain.errors import InputError
 from treebrain.files import atomic_write_bytes, atomic_write_json, file_lock
 from treebrain.robots.commands import PRIMITIVE_MODELS
 from treebrain.voice.compiler import CompileError, compile_sequence
-from treebrain.voice.documents import Document
 from treebrain.voice.isa import InstructionSet
 from treebrain.voice.isa_loader import check_instruction_set
 from treebrain.voice.phrase_bank import PhraseBankFile, PhraseMatcher
@@ -155,7 +155,7 @@ def _read_object(path: Path) -> dict[str, Any]:
 
 def _check_loadable(path: Path, data: dict[str, Any]) -> None:
     """Refuse to write an instruction set that its own loader would reject."""
-    document = Document(path, data)
+    document = Document(str(path), data)
     iset = document.validate(InstructionSet)
     if iset is not None:
         check_instruction_set(iset, document)

@@ -17,7 +17,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 from rapidfuzz import fuzz, process
 
-from treebrain.voice.documents import read_document
+from treebrain.documents import read_document
 from treebrain.voice.isa import InstructionSet
 from treebrain.voice.params import step_problems
 from treebrain.voice.steps import Step

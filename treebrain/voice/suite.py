@@ -14,7 +14,7 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from treebrain.voice.documents import Document, read_document
+from treebrain.documents import Document, read_document
 from treebrain.voice.pipeline import LlmReply, Route
 from treebrain.voice.prompts import PromptRequest
 

@@ -14,9 +14,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from treebrain.documents import Document, load_located
 from treebrain.errors import InputError, Problem
 from treebrain.tdl.commands import CommandSet
-from treebrain.tdl.datafile import Located, default_config_dir, load_yaml_located
+from treebrain.tdl.datafile import default_config_dir
 from treebrain.tdl.findings import Finding, Level, Severity, clip_long_words
 from treebrain.tdl.model import ProgramModel
 from treebrain.tdl.robots import RobotSpec
@@ -130,33 +131,38 @@ def _placeholders(template: str) -> set[str] | None:
         return None
 
 
-def _check_against_code(located: Located[RuleFile], implementations: Mapping[str, RuleImpl]) -> list[Problem]:
+def _check_against_code(
+    config: RuleFile, document: Document, implementations: Mapping[str, RuleImpl]
+) -> list[Problem]:
     problems: list[Problem] = []
-    config = located.value
     for rule_id in implementations:
         if rule_id not in config.rules:
             problems.append(
-                Problem(located.where("rules"), f"rule {rule_id} is implemented but not configured")
+                Problem(document.location(["rules"]), f"rule {rule_id} is implemented but not configured")
             )
     for rule_id, rule in config.rules.items():
         found = implementations.get(rule_id)
         if found is None:
-            problems.append(Problem(located.where("rules", rule_id), f"rule {rule_id} has no implementation"))
+            problems.append(
+                Problem(document.location(["rules", rule_id]), f"rule {rule_id} has no implementation")
+            )
             continue
         impl = found
         if rule.level != impl.level:
             problems.append(
                 Problem(
-                    located.where("rules", rule_id, "level"),
+                    document.location(["rules", rule_id, "level"]),
                     f"{rule_id} is a {impl.level} rule, not {rule.level}",
                 )
             )
         for missing in sorted(set(impl.variants) - set(rule.variants)):
             problems.append(
-                Problem(located.where("rules", rule_id, "variants"), f"{rule_id} lacks variant '{missing}'")
+                Problem(
+                    document.location(["rules", rule_id, "variants"]), f"{rule_id} lacks variant '{missing}'"
+                )
             )
         for name, variant in rule.variants.items():
-            where = located.where("rules", rule_id, "variants", name)
+            where = document.location(["rules", rule_id, "variants", name])
             if name not in impl.variants:
                 problems.append(Problem(where, f"{rule_id} has no variant '{name}'"))
                 continue
@@ -172,12 +178,13 @@ def _check_against_code(located: Located[RuleFile], implementations: Mapping[str
                 )
         for missing in sorted(impl.params - set(rule.params)):
             problems.append(
-                Problem(located.where("rules", rule_id), f"{rule_id} needs parameter '{missing}'")
+                Problem(document.location(["rules", rule_id]), f"{rule_id} needs parameter '{missing}'")
             )
         for extra in sorted(set(rule.params) - impl.params):
             problems.append(
                 Problem(
-                    located.where("rules", rule_id, "params", extra), f"{rule_id} has no parameter '{extra}'"
+                    document.location(["rules", rule_id, "params", extra]),
+                    f"{rule_id} has no parameter '{extra}'",
                 )
             )
     return problems
@@ -185,9 +192,9 @@ def _check_against_code(located: Located[RuleFile], implementations: Mapping[str
 
 def load_rule_table(path: str | Path | None = None) -> RuleTable:
     """Load ``rules.yaml`` (default ``config/tdl/rules.yaml``) and check it against the rule functions."""
-    located = load_yaml_located(path or default_config_dir() / "rules.yaml", RuleFile)
+    config, document = load_located(path or default_config_dir() / "rules.yaml", RuleFile)
     implementations = {impl.rule_id: impl for impl in IMPLEMENTED}
-    problems = _check_against_code(located, implementations)
+    problems = _check_against_code(config, document, implementations)
     if problems:
         raise InputError(sorted(problems))
-    return RuleTable(located.value, implementations)
+    return RuleTable(config, implementations)
