@@ -8,7 +8,7 @@ import statistics
 import time
 from collections.abc import Callable
 
-from benchmarks.rows import BenchRow
+from benchmarks.rows import BenchRow, median_ms
 from treebrain.tdl.analysis import analyse_program
 from treebrain.tdl.datafile import default_config_dir
 from treebrain.tdl.dataset import build_dataset
@@ -42,16 +42,6 @@ def hundred_line_program(robot: RobotSpec) -> str:
     return "\n".join(lines[:_LINES]) + "\n"
 
 
-def _median_ms(action: Callable[[], object], repeats: int = 200) -> float:
-    action()
-    samples = []
-    for _ in range(repeats):
-        started = time.perf_counter()
-        action()
-        samples.append((time.perf_counter() - started) * 1000)
-    return statistics.median(samples)
-
-
 def run() -> list[BenchRow]:
     config = load_tdl_config()
     robot = load_robot_spec("ur10e")
@@ -59,18 +49,18 @@ def run() -> list[BenchRow]:
     parsed = parse_program(source)
     model = analyse_program(parsed, config.commands)
     rows = [
-        BenchRow("tdl", "parse 100 lines", _median_ms(lambda: parse_program(source)), "ms"),
+        BenchRow("tdl", "parse 100 lines", median_ms(lambda: parse_program(source)), "ms"),
         BenchRow(
-            "tdl", "analyse 100 lines", _median_ms(lambda: analyse_program(parsed, config.commands)), "ms"
+            "tdl", "analyse 100 lines", median_ms(lambda: analyse_program(parsed, config.commands)), "ms"
         ),
     ]
     total = 0.0
     for level in RULE_LEVELS:
-        elapsed = _median_ms(lambda level=level: run_rule_level(level, model, robot, config))  # type: ignore[misc]
+        elapsed = median_ms(lambda level=level: run_rule_level(level, model, robot, config))  # type: ignore[misc]
         total += elapsed
         rows.append(BenchRow("tdl", f"{level.value} rules, 100 lines", elapsed, "ms"))
     rows.append(BenchRow("tdl", "all rule levels, 100 lines", total, "ms", "< 1 ms", total < 1.0))
-    end_to_end = _median_ms(
+    end_to_end = median_ms(
         lambda: validate_program(source, robot, ValidationLevel.STANDARD, config=config), 50
     )
     rows.append(

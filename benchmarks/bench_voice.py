@@ -21,14 +21,13 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import yaml
 from py_trees.common import Status
 
-from benchmarks.rows import BenchRow, TickCpuMeter
+from benchmarks.rows import BenchRow, TickCpuMeter, median_ms
 from treebrain.behaviours.llm_service import choose_default_profile
 from treebrain.cli.voice import outcome, run_command
 from treebrain.testing import TreeHarness
@@ -61,15 +60,6 @@ SANDWICH = [
 ]
 
 
-def _median_ms(action: Callable[[], object], repeats: int) -> float:
-    samples = []
-    for _ in range(repeats):
-        started = time.perf_counter()
-        action()
-        samples.append((time.perf_counter() - started) * 1000)
-    return statistics.median(samples)
-
-
 def _big_bank() -> PhraseBankFile:
     combos = itertools.product(VERBS, FILLINGS, SECONDS, ZONES)
     phrases = {
@@ -92,16 +82,16 @@ def run() -> list[BenchRow]:
     hit = "craft a turkey tall sandwich near mee"
     miss = "please wave at the camera and then sing a song"
     assert matcher.match(hit) is not None and matcher.match(miss) is None
-    hit_ms = _median_ms(lambda: matcher.match(hit), 300)
-    miss_ms = _median_ms(lambda: matcher.match(miss), 300)
-    check_ms = _median_ms(lambda: compile_sequence(enforce_rules(SANDWICH, kit.iset).sequence, kit.iset), 300)
+    hit_ms = median_ms(lambda: matcher.match(hit), 300)
+    miss_ms = median_ms(lambda: matcher.match(miss), 300)
+    check_ms = median_ms(lambda: compile_sequence(enforce_rules(SANDWICH, kit.iset).sequence, kit.iset), 300)
 
     def one_command() -> None:
         result, _ = interpret("make me a ham and cheese sandwich on the left", kit, _scripted)
         assert result is not None
         compile_sequence(result.sequence, kit.iset)
 
-    command_ms = _median_ms(one_command, 200)
+    command_ms = median_ms(one_command, 200)
     size = len(bank.phrases)
     return [*_domain_rows(size, hit_ms, miss_ms, check_ms, command_ms), *tree_rows(), *local_model_rows()]
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import statistics
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from py_trees.trees import BehaviourTree
@@ -39,3 +41,14 @@ class TickCpuMeter:
     def _after(self, _: BehaviourTree) -> None:
         self.cpu_s += time.thread_time() - self._started
         self.ticks += 1
+
+
+def median_ms(action: Callable[[], object], repeats: int = 200) -> float:
+    """Median wall time of `action` in milliseconds, after one warm-up call."""
+    action()
+    samples = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        action()
+        samples.append((time.perf_counter() - started) * 1000)
+    return statistics.median(samples)

@@ -171,15 +171,20 @@ def _add_viewer_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--open", action="store_true", help="open the viewer in a web browser")
 
 
-def cmd_view(args: argparse.Namespace) -> int:
+def _serve_until_interrupt(args: argparse.Namespace, query: str) -> int:
+    """Serve a recording in the viewer until Ctrl-C."""
     with Recording(args.recording) as recording:
-        server = _serve(recording, args.host, args.port, "", args.open)
+        server = _serve(recording, args.host, args.port, query, args.open)
         if server is None:
             return EXIT_BAD_INPUT
         print("Ctrl-C to stop", file=sys.stderr)
         _wait_for_interrupt()
         server.stop()
     return EXIT_OK
+
+
+def cmd_view(args: argparse.Namespace) -> int:
+    return _serve_until_interrupt(args, "")
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
@@ -187,14 +192,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         report = rerun(args.recording)
         print(report.summary())
         return EXIT_OK if report.identical else EXIT_FAILURE
-    with Recording(args.recording) as recording:
-        server = _serve(recording, args.host, args.port, "?start=first", args.open)
-        if server is None:
-            return EXIT_BAD_INPUT
-        print("Ctrl-C to stop", file=sys.stderr)
-        _wait_for_interrupt()
-        server.stop()
-    return EXIT_OK
+    return _serve_until_interrupt(args, "?start=first")
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
