@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from py_trees.common import Status
 
+from treebrain.behaviours.base import RemembersInvalidation
 from treebrain.testing import TreeHarness
+from treebrain.trees.decorators import TreeDecorator
 
 
 def decorated(kind: str, options: str = "", blackboard: str = "") -> str:
@@ -136,3 +139,25 @@ def test_halting_a_decorator_halts_its_running_child():
     harness.halt()
     assert harness.stub("deco/child").halts == 1
     harness.assert_statuses({"deco": "INVALID", "deco/child": "INVALID"})
+
+
+def test_a_decorator_that_gives_up_on_a_running_child_notes_what_it_halted():
+    """The halt happens after the child was ticked, so a recorder must learn the child's RUNNING."""
+
+    class GiveUp(TreeDecorator):
+        def judge(self, child_status: Status) -> Status:
+            return Status.FAILURE
+
+    class Busy(RemembersInvalidation):
+        def update(self) -> Status:
+            self.feedback_message = "working"
+            return Status.RUNNING
+
+    child = Busy(name="busy")
+    decorator = GiveUp(name="give_up", child=child)
+    assert [(node.name, node.status) for node in decorator.tick()] == [
+        ("busy", Status.RUNNING),
+        ("give_up", Status.FAILURE),
+    ]
+    assert child.status is Status.INVALID
+    assert (child.halted_status, child.halted_feedback) == (Status.RUNNING, "working")

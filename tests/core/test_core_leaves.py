@@ -56,7 +56,7 @@ def test_builtin_leaves_tick_by_tick(caplog):
 def test_writes_are_logged_with_the_writer_path():
     harness = TreeHarness.from_yaml(TREE)
     harness.tick()
-    accesses = {(a.kind, a.key, a.node_path) for a in harness.blackboard.activity}
+    accesses = {(a.kind, a.key, a.node_path) for a in harness.tree.last_activity}
     assert ("read", "/battery", "root/charged") in accesses
     assert ("write", "/mode", "root/set_mode") in accesses
     assert harness.blackboard.last_writer("/mode") == "root/set_mode"

@@ -258,8 +258,9 @@ def _info() -> RunInfo:
 def _record(
     tick: int, writes: Iterable[tuple[str, str, Any]] = (), events: Iterable[TreeEvent] = ()
 ) -> TickRecord:
-    seen = [(_ROOT, Status.RUNNING, "")]
-    return TickRecord(tick, tick * 0.1, 0.0, seen, {id(_ROOT): 0}, list(writes), [], list(events))
+    return TickRecord(
+        tick, tick * 0.1, 0.0, [_ROOT], [Status.RUNNING], [""], {id(_ROOT): 0}, list(writes), [], list(events)
+    )
 
 
 def test_a_full_queue_drops_ticks_and_counts_them(tmp_path):

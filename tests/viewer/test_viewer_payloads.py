@@ -69,7 +69,7 @@ def test_tree_snapshot_follows_the_py_trees_js_format(recorded_demo):
             "colour": "#FFA500",
             "details": "",
             "children": ["root/patrol_rounds", "root/report"],
-            "data": {"Type": "sequence", "Class": "py_trees.composites.Sequence", "Feedback": ""},
+            "data": {"Type": "sequence", "Class": "treebrain.trees.composites.Sequence", "Feedback": ""},
         }
         assert set(snapshot["behaviours"]) == set(recording.definition.paths())
         assert snapshot["behaviours"]["root/report"]["status"] == "INVALID"

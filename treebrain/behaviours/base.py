@@ -87,7 +87,30 @@ class NodeSetup:
         )
 
 
-class Leaf(py_trees.behaviour.Behaviour):
+class RemembersInvalidation(py_trees.behaviour.Behaviour):
+    """A node that can show the status and feedback it had before a halt reset it to INVALID.
+
+    A parent can halt a node later in the very tick that ticked it (a parallel finishing with
+    children still RUNNING, a timeout firing) and py_trees then shows INVALID. A recorder reads
+    statuses once after the tick, which costs far less than visiting every node during it, and takes
+    these for the nodes it finds reset. Only the two places where such a halt starts -- a parallel
+    stopping its RUNNING children and a decorator stopping its RUNNING child -- call
+    :func:`remember_before_halting`, so nothing is paid on the common path.
+    """
+
+    halted_status: Status = Status.INVALID
+    halted_feedback: str = ""
+
+
+def remember_before_halting(subtree: py_trees.behaviour.Behaviour) -> None:
+    """Note the status and feedback of every node of `subtree` that a halt is about to reset."""
+    for node in subtree.iterate():
+        if isinstance(node, RemembersInvalidation) and node.status is not _INVALID:
+            node.halted_status = node.status
+            node.halted_feedback = node.feedback_message
+
+
+class Leaf(RemembersInvalidation):
     """A behaviour tree leaf with typed ports; subclasses implement :meth:`update`."""
 
     type_name: ClassVar[str] = ""

@@ -150,7 +150,7 @@ class Blackboard:
 
     # introspection ------------------------------------------------------------------------------
     def take_activity(self) -> list[Access]:
-        """Return and clear the accesses since the last call (the runner calls it once per tick)."""
+        """Return the accesses so far and start a new list (the tree keeps each tick's this way)."""
         activity, self.activity = self.activity, []
         return activity
 

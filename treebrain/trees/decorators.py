@@ -14,6 +14,7 @@ import py_trees
 from py_trees.behaviour import Behaviour
 from py_trees.common import Status
 
+from treebrain.behaviours.base import RemembersInvalidation, remember_before_halting
 from treebrain.blackboard import MISSING, Blackboard, Condition
 from treebrain.clock import TIME_EPSILON, Clock
 
@@ -21,7 +22,7 @@ _RUNNING = Status.RUNNING
 _INVALID = Status.INVALID
 
 
-class TreeDecorator(py_trees.decorators.Decorator):
+class TreeDecorator(RemembersInvalidation, py_trees.decorators.Decorator):
     """Base: :meth:`should_tick` gates the child, :meth:`judge` maps its status to ours."""
 
     def should_tick(self) -> bool:
@@ -54,9 +55,10 @@ class TreeDecorator(py_trees.decorators.Decorator):
 
     def stop(self, new_status: Status) -> None:
         self.terminate(new_status)
-        if self.decorated.status == _RUNNING or (
-            new_status == _INVALID and self.decorated.status != _INVALID
-        ):
+        if self.decorated.status == _RUNNING:
+            remember_before_halting(self.decorated)
+            self.decorated.stop(_INVALID)
+        elif new_status == _INVALID and self.decorated.status != _INVALID:
             self.decorated.stop(_INVALID)
         self.status = new_status
 

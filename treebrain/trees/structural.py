@@ -11,7 +11,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-import py_trees
 from py_trees.behaviour import Behaviour
 from py_trees.common import ParallelPolicy, Status
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -19,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from treebrain.blackboard import Blackboard, parse_condition
 from treebrain.blackboard.conditions import ConditionText
 from treebrain.clock import Clock
-from treebrain.trees import decorators
+from treebrain.trees import composites, decorators
 
 
 class Options(BaseModel):
@@ -134,25 +133,21 @@ STRUCTURAL_KINDS: dict[str, StructuralKind] = {
             "sequence",
             SequenceOptions,
             "many",
-            lambda name, o, children, env: py_trees.composites.Sequence(
-                name, memory=o.memory, children=children
-            ),
+            lambda name, o, children, env: composites.Sequence(name, memory=o.memory, children=children),
             "ticks children in order while they succeed",
         ),
         StructuralKind(
             "selector",
             SequenceOptions,
             "many",
-            lambda name, o, children, env: py_trees.composites.Selector(
-                name, memory=o.memory, children=children
-            ),
+            lambda name, o, children, env: composites.Selector(name, memory=o.memory, children=children),
             "ticks children in priority order until one does not fail",
         ),
         StructuralKind(
             "parallel",
             ParallelOptions,
             "many",
-            lambda name, o, children, env: py_trees.composites.Parallel(
+            lambda name, o, children, env: composites.Parallel(
                 name, policy=_parallel_policy(o, children), children=children
             ),
             "ticks all children every tick; the policy decides success",

@@ -13,7 +13,7 @@ from py_trees.behaviour import Behaviour
 from py_trees.common import Status
 
 from treebrain.behaviours import TreeContext
-from treebrain.blackboard import Blackboard
+from treebrain.blackboard import Access, Blackboard
 from treebrain.clock import Clock
 from treebrain.trees.spec import NodeSpec
 
@@ -31,6 +31,10 @@ class TreebrainTree(py_trees.trees.BehaviourTree):
         self.source = source
         self._paths: dict[uuid.UUID, str] = {node.id: path for path, node in nodes.items()}
         self.tick_listeners: list[Callable[[TreebrainTree], None]] = []
+        self.last_visited: list[Behaviour] = []
+        """The nodes the last tick visited, in the order it yielded them (each after its children)."""
+        self.last_activity: list[Access] = []
+        """The blackboard reads and writes of the last tick, in order (never changed afterwards)."""
 
     @property
     def blackboard(self) -> Blackboard:
@@ -58,41 +62,47 @@ class TreebrainTree(py_trees.trees.BehaviourTree):
         pre_tick_handler: Callable[[py_trees.trees.BehaviourTree], None] | None = None,
         post_tick_handler: Callable[[py_trees.trees.BehaviourTree], None] | None = None,
     ) -> None:
-        """One tick. Unlike py_trees' version it builds no per-node visitor lists when none are set."""
+        """One tick, noting the nodes it visits in :attr:`last_visited` and its blackboard accesses in
+        :attr:`last_activity`.
+
+        Unlike py_trees' version it builds no per-node visitor lists, and with no visitors set it runs
+        no Python code per visited node at all (the tick's generator is drained into a list in C).
+        """
         self.blackboard.activity.clear()
         if pre_tick_handler is not None:
             pre_tick_handler(self)
         for handler in self.pre_tick_handlers:
             handler(self)
         if self.visitors:
-            for visitor in self.visitors:
-                visitor.initialise()
-            partial = [visitor.run for visitor in self.visitors if not visitor.full]
-            if len(partial) == 1:
-                run = partial[0]
-                for node in self.root.tick():
-                    run(node)
-            else:
-                for node in self.root.tick():
-                    for visit in partial:
-                        visit(node)
-            full = [visitor for visitor in self.visitors if visitor.full]
-            if full:
-                for node in self.root.iterate():
-                    for visitor in full:
-                        node.visit(visitor)
-            for visitor in self.visitors:
-                visitor.finalise()
+            self.last_visited = self._tick_with_visitors()
         else:
-            for _ in self.root.tick():
-                pass
+            self.last_visited = list(self.root.tick())
         for handler in self.post_tick_handlers:
             handler(self)
         if post_tick_handler is not None:
             post_tick_handler(self)
+        self.last_activity = self.blackboard.take_activity()
         for listener in self.tick_listeners:
             listener(self)
         self.count += 1
+
+    def _tick_with_visitors(self) -> list[Behaviour]:
+        for visitor in self.visitors:
+            visitor.initialise()
+        partial = [visitor.run for visitor in self.visitors if not visitor.full]
+        visited: list[Behaviour] = []
+        for node in self.root.tick():
+            visited.append(node)
+            for visit in partial:
+                visit(node)
+        full = [visitor for visitor in self.visitors if visitor.full]
+        if full:
+            for node in self.root.iterate():
+                for visitor in full:
+                    node.visit(visitor)
+        for visitor in self.visitors:
+            visitor.finalise()
+        return visited
 
     def halt(self) -> None:
         """Stop every RUNNING node (cancelling LLM calls and actions) and reset statuses."""
