@@ -94,6 +94,7 @@ def test_tree_message_lists_the_keys_used_on_the_visited_path():
         [("read", "/speed", "root/safe/check"), ("write", "/speed", "root/go/drive")],
         {"/speed": 0.4},
         changed=True,
+        statistics={"count": 3},
     )
     assert message["changed"] is True
     assert len(message["behaviours"]) == 5
@@ -132,6 +133,7 @@ def test_a_valid_ros_section_maps_topics_to_keys(tmp_path):
     assert config == RosConfig(
         node="patrol_bot",
         snapshot_topic="~/snapshots",
+        snapshot_period=2.0,
         sensors=(TopicMapping("/battery", "sensor_msgs/msg/BatteryState", "/battery/level", "percentage"),),
         actuators=(TopicMapping("/cmd_vel", "geometry_msgs/msg/Twist", "/speed", "linear.x"),),
     )
@@ -160,7 +162,8 @@ def test_every_problem_in_the_ros_section_is_located(tmp_path):
     with pytest.raises(InputError) as raised:
         parse_ros_section(section, path, {"/battery/level": "float", "/imu": "any", "/speed": "float"})
     assert [str(problem) for problem in raised.value.problems] == [
-        f"{path}:2:3: ros: unknown key 'nodes' (expected: actuators, node, sensors, snapshot_topic)",
+        f"{path}:2:3: ros: unknown key 'nodes' (expected: actuators, node, sensors, snapshot_period, "
+        "snapshot_topic)",
         f"{path}:4:15: ros: 'topic' must be a ROS topic name like /battery, got '/bad topic'",
         f"{path}:5:27: ros: 'type' must be a message type like std_msgs/msg/Float32, got 'Imu'",
         f"{path}:6:63: ros: unknown key 'colour' (expected: field, key, topic, type)",

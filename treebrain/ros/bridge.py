@@ -1,10 +1,15 @@
-"""The rclpy side of the ROS 2 bridge: a node that publishes the tree and moves topic data.
+"""The rclpy side of the ROS 2 bridge: a node that serves the tree as py_trees_ros does and moves
+topic data to and from the blackboard.
 
-Everything happens on the tick thread, between ticks, from the runner's per-tick callback: publish
-the snapshot of the tick just done (statuses captured during the tick), publish actuator keys whose
-value changed, then ``spin_once`` without waiting so sensor messages are written to the blackboard
-(as writer ``ros:<topic>``, an outside input a re-run replays) before the next tick. ROS modules are
-imported here only, when ``--ros`` is used; this file cannot be exercised without ROS 2 installed.
+Like ``py_trees_ros.trees.BehaviourTree``, the node offers ``~/snapshot_streams/open``, ``close`` and
+``reconfigure`` (how ``py_trees_ros_viewer`` and ``py-trees-tree-watcher`` find a tree and get a
+stream of their own) and publishes a default stream on the robot file's ``snapshot_topic``; every
+stream is latched. Everything happens on the tick thread, between ticks, from the runner's per-tick
+callback: publish the snapshot of the tick just done to the streams that are due (statuses as the
+tick saw them), publish actuator keys whose value changed, then ``spin_once`` without waiting, so
+service requests are answered and sensor messages are written to the blackboard (as writer
+``ros:<topic>``, an outside input a re-run replays) before the next tick. ROS modules are imported
+here only, when ``--ros`` is used.
 """
 
 from __future__ import annotations
@@ -18,7 +23,8 @@ from treebrain.blackboard import MISSING
 from treebrain.recording.capture import TickCapture, TickRecord, json_value
 from treebrain.recording.definition import describe_tree
 from treebrain.ros import ros_unavailable
-from treebrain.ros.messages import tree_message
+from treebrain.ros.messages import for_stream, tree_message
+from treebrain.ros.streams import SnapshotStreams, StreamParameters, TickStatistics
 from treebrain.ros.topics import RosConfig, TopicMapping, field_value, message_fields, parse_ros_section
 from treebrain.trees import TreebrainTree
 
@@ -27,6 +33,15 @@ _LOG = logging.getLogger("treebrain.ros")
 
 def _message_class(mapping: TopicMapping) -> Any:
     return getattr(importlib.import_module(f"{mapping.package}.msg"), mapping.message_name)
+
+
+def _parameters(message: Any) -> StreamParameters:
+    """A ``py_trees_ros_interfaces/SnapshotStreamParameters`` message as plain parameters."""
+    return StreamParameters(
+        blackboard_data=bool(message.blackboard_data),
+        blackboard_activity=bool(message.blackboard_activity),
+        snapshot_period=float(message.snapshot_period),
+    )
 
 
 class RosBridge:
@@ -40,12 +55,24 @@ class RosBridge:
         qos: Any = importlib.import_module("rclpy.qos")
         self.convert: Any = importlib.import_module("rosidl_runtime_py.convert")
         self.set_message: Any = importlib.import_module("rosidl_runtime_py.set_message")
-        interfaces: Any = importlib.import_module("py_trees_ros_interfaces.msg")
+        messages: Any = importlib.import_module("py_trees_ros_interfaces.msg")
+        services: Any = importlib.import_module("py_trees_ros_interfaces.srv")
         self.rclpy.init()
         self.node: Any = self.rclpy.create_node(config.node)
-        latched = qos.QoSProfile(depth=1, durability=qos.DurabilityPolicy.TRANSIENT_LOCAL)
-        self.tree_type = interfaces.BehaviourTree
-        self.snapshots = self.node.create_publisher(self.tree_type, config.snapshot_topic, latched)
+        self.latched = qos.QoSProfile(depth=1, durability=qos.DurabilityPolicy.TRANSIENT_LOCAL)
+        self.tree_type = messages.BehaviourTree
+        self.streams = SnapshotStreams(self.node.get_name(), self.node.get_namespace())
+        self._publishers: dict[str, Any] = {}
+        self._open(
+            config.snapshot_topic,
+            StreamParameters(blackboard_data=True, snapshot_period=config.snapshot_period),
+        )
+        for name, service_type, callback in (
+            ("open", services.OpenSnapshotStream, self._on_open),
+            ("close", services.CloseSnapshotStream, self._on_close),
+            ("reconfigure", services.ReconfigureSnapshotStream, self._on_reconfigure),
+        ):
+            self.node.create_service(service_type, f"~/snapshot_streams/{name}", callback)
         self.actuators = [
             (mapping, self.node.create_publisher(_message_class(mapping), mapping.topic, 10))
             for mapping in config.actuators
@@ -57,6 +84,7 @@ class RosBridge:
                 lambda message, m=mapping: self._sensed(m, message),
                 10,
             )
+        self.statistics = TickStatistics()
         self._sent: dict[str, str] = {}
         self._last: TickRecord | None = None
         self._previous_visited: list[tuple[int, str, str]] | None = None
@@ -74,6 +102,50 @@ class RosBridge:
         config = parse_ros_section(robot.data.get("ros"), robot.file or tree.source, key_types)
         return cls(tree, config)
 
+    # snapshot streams ------------------------------------------------------------------------------
+    def _open(self, hint: str, parameters: StreamParameters) -> str:
+        topic = self.streams.open(hint, parameters)
+        if topic not in self._publishers:
+            self._publishers[topic] = self.node.create_publisher(self.tree_type, topic, self.latched)
+        return topic
+
+    def _on_open(self, request: Any, response: Any) -> Any:
+        response.topic_name = self._open(request.topic_name, _parameters(request.parameters))
+        return response
+
+    def _on_close(self, request: Any, response: Any) -> Any:
+        response.result = self.streams.close(request.topic_name)
+        if response.result:
+            self.node.destroy_publisher(self._publishers.pop(request.topic_name))
+        return response
+
+    def _on_reconfigure(self, request: Any, response: Any) -> Any:
+        response.result = self.streams.reconfigure(request.topic_name, _parameters(request.parameters))
+        return response
+
+    def _publish_snapshots(self, record: TickRecord) -> None:
+        changed = record.visited != self._previous_visited
+        self._previous_visited = record.visited
+        self.statistics.add(record.time, record.duration)
+        topics = self.streams.due(changed, record.time)
+        if not topics:
+            return
+        activity = [(access.kind, access.key, access.node_path) for access in record.activity]
+        stamp = int(self.node.get_clock().now().nanoseconds)
+        data = tree_message(
+            self.definition,
+            record.visited,
+            activity,
+            self.tree.blackboard.snapshot(),
+            changed,
+            self.statistics.to_message(stamp),
+        )
+        for topic in topics:
+            message = self.tree_type()
+            self.set_message.set_message_fields(message, for_stream(data, self.streams.parameters(topic)))
+            self._publishers[topic].publish(message)
+
+    # topics ----------------------------------------------------------------------------------------
     def _captured(self, record: TickRecord) -> None:
         self._last = record
 
@@ -83,22 +155,6 @@ class RosBridge:
             self.tree.blackboard.set(mapping.key, value, mapping.writer)
         except (KeyError, TypeError, ValueError) as error:
             _LOG.warning("%s -> %s: %s", mapping.topic, mapping.key, error)
-
-    def after_tick(self, tree: TreebrainTree) -> None:
-        record = self._last
-        if record is not None:
-            changed = record.visited != self._previous_visited
-            self._previous_visited = record.visited
-            activity = [(access.kind, access.key, access.node_path) for access in record.activity]
-            data = tree_message(
-                self.definition, record.visited, activity, tree.blackboard.snapshot(), changed
-            )
-            message = self.tree_type()
-            self.set_message.set_message_fields(message, data)
-            self.snapshots.publish(message)
-        for mapping, publisher in self.actuators:
-            self._actuate(mapping, publisher)
-        self.rclpy.spin_once(self.node, timeout_sec=0.0)
 
     def _actuate(self, mapping: TopicMapping, publisher: Any) -> None:
         value = self.tree.blackboard.get(mapping.key, default=MISSING)
@@ -116,6 +172,15 @@ class RosBridge:
             _LOG.warning("%s -> %s: %s", mapping.key, mapping.topic, error)
             return
         publisher.publish(message)
+
+    # the tick loop ---------------------------------------------------------------------------------
+    def after_tick(self, tree: TreebrainTree) -> None:
+        record, self._last = self._last, None
+        if record is not None:
+            self._publish_snapshots(record)
+        for mapping, publisher in self.actuators:
+            self._actuate(mapping, publisher)
+        self.rclpy.spin_once(self.node, timeout_sec=0.0)
 
     def close(self) -> None:
         self.capture.detach()

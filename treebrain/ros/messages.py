@@ -1,7 +1,8 @@
 """A tick of a tree as py_trees_ros messages, in plain data.
 
-The shapes follow ``py_trees_ros_interfaces/msg/BehaviourTree`` and ``.../Behaviour`` (field names,
-status / type / blackbox constants, ``unique_identifier_msgs/UUID`` ids), written as dicts so they
+The shapes follow ``py_trees_ros_interfaces/msg/BehaviourTree``, ``.../Behaviour``,
+``.../ActivityItem`` and ``.../Statistics`` (field names, status / type / blackbox constants,
+``unique_identifier_msgs/UUID`` ids, ``diagnostic_msgs/KeyValue`` pairs), written as dicts so they
 can be built and tested without ROS; the bridge fills real messages from them with
 ``rosidl_runtime_py.set_message.set_message_fields``. Ids are UUIDv5 of the node path, so they stay
 the same from tick to tick and run to run.
@@ -15,11 +16,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from treebrain.recording.definition import NodeInfo, TreeDefinition
+from treebrain.ros.streams import StreamParameters
 
 STATUS = {"INVALID": 1, "RUNNING": 2, "SUCCESS": 3, "FAILURE": 4}
-UNKNOWN_TYPE, BEHAVIOUR, SEQUENCE, SELECTOR, PARALLEL, CHOOSER, DECORATOR = range(7)
+BEHAVIOUR, SEQUENCE, SELECTOR, PARALLEL, DECORATOR = 1, 2, 3, 4, 6
+"""The behaviour types ``py_trees_ros_viewer`` draws (it rejects UNKNOWN_TYPE, CHOOSER and COMPOSITE)."""
 BLACKBOX_LEVEL_NOT_A_BLACKBOX = 4
 _COMPOSITE_TYPES = {"sequence": SEQUENCE, "selector": SELECTOR, "parallel": PARALLEL}
+READ, WRITE = "r", "w"
 _ID_NAMESPACE = uuid.UUID("5b0c6a5e-3d1f-4f0e-9a57-7472656562a1")
 NO_ID: dict[str, list[int]] = {"uuid": [0] * 16}
 
@@ -30,11 +34,19 @@ def node_id(path: str) -> dict[str, list[int]]:
 
 
 def behaviour_type(node: NodeInfo) -> int:
+    """The message's type; a composite of another kind is drawn as a sequence (its type is in the details)."""
     if node.kind == "leaf":
         return BEHAVIOUR
     if node.kind in ("decorator", "subtree"):
         return DECORATOR
-    return _COMPOSITE_TYPES.get(node.type_name, UNKNOWN_TYPE)
+    return _COMPOSITE_TYPES.get(node.type_name, SEQUENCE)
+
+
+def blackboard_access(node: NodeInfo) -> list[dict[str, str]]:
+    """The keys a node's ports are bound to, as py_trees' access levels (writing implies reading)."""
+    access = dict.fromkeys(node.inputs.values(), READ)
+    access.update(dict.fromkeys(node.outputs.values(), WRITE))
+    return [{"key": key, "value": level} for key, level in sorted(access.items())]
 
 
 def _current_children(definition: TreeDefinition, order: dict[int, int]) -> dict[int, int]:
@@ -77,10 +89,12 @@ def behaviour_messages(
                 "child_ids": [node_id(definition.nodes[c].path) for c in node.children],
                 "current_child_id": node_id(definition.nodes[child].path) if child is not None else NO_ID,
                 "type": behaviour_type(node),
+                "additional_detail": node.type_name,
                 "blackbox_level": BLACKBOX_LEVEL_NOT_A_BLACKBOX,
                 "status": STATUS.get(status, STATUS["INVALID"]),
                 "message": feedback,
                 "is_active": node.index in states,
+                "blackboard_access": blackboard_access(node),
             }
         )
     return messages
@@ -96,8 +110,10 @@ def tree_message(
     activity: Sequence[tuple[str, str, str]],
     values: dict[str, Any],
     changed: bool,
+    statistics: dict[str, Any],
 ) -> dict[str, Any]:
-    """A ``BehaviourTree`` message: every behaviour, and the blackboard keys the ticked nodes used."""
+    """A ``BehaviourTree`` message: every behaviour, the blackboard keys the ticked nodes used, what
+    they did with them, and the tick statistics (see :func:`for_stream` for what each stream keeps)."""
     on_path: dict[str, str] = {}
     items = []
     for kind, key, node_path in activity:
@@ -117,4 +133,16 @@ def tree_message(
         "behaviours": behaviour_messages(definition, visited),
         "blackboard_on_visited_path": [{"key": key, "value": text} for key, text in sorted(on_path.items())],
         "blackboard_activity": items,
+        "statistics": statistics,
+    }
+
+
+def for_stream(message: dict[str, Any], parameters: StreamParameters) -> dict[str, Any]:
+    """The message as one stream asked for it: blackboard data and activity only when requested."""
+    return {
+        **message,
+        "blackboard_on_visited_path": message["blackboard_on_visited_path"]
+        if parameters.blackboard_data
+        else [],
+        "blackboard_activity": message["blackboard_activity"] if parameters.blackboard_activity else [],
     }

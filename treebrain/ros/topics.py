@@ -2,7 +2,8 @@
 
     ros:
       node: patrol_bot                # ROS node name (default: treebrain)
-      snapshot_topic: ~/snapshots     # where tree snapshots are published
+      snapshot_topic: ~/snapshots     # the default snapshot stream (viewers also open their own)
+      snapshot_period: 2.0            # seconds between its snapshots when nothing changes (.inf: never)
       sensors:                        # topic -> key, written before the next tick
         - {topic: /battery, type: sensor_msgs/msg/BatteryState, field: percentage, key: /battery/level}
       actuators:                      # key -> topic, published when the key's value changes
@@ -26,7 +27,7 @@ from treebrain.yaml_source import YList, YMap
 TOPIC_PATTERN = re.compile(r"^~?/?[A-Za-z_][A-Za-z0-9_]*(/[A-Za-z_][A-Za-z0-9_]*)*$")
 TYPE_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*/msg/[A-Z][A-Za-z0-9]*$")
 FIELD_PATTERN = re.compile(r"^[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)*$")
-SECTION_KEYS = {"node", "snapshot_topic", "sensors", "actuators"}
+SECTION_KEYS = {"node", "snapshot_topic", "snapshot_period", "sensors", "actuators"}
 MAPPING_KEYS = {"topic", "type", "key", "field"}
 
 
@@ -57,6 +58,7 @@ class TopicMapping:
 class RosConfig:
     node: str = "treebrain"
     snapshot_topic: str = "~/snapshots"
+    snapshot_period: float = 2.0
     sensors: tuple[TopicMapping, ...] = ()
     actuators: tuple[TopicMapping, ...] = field(default_factory=tuple)
 
@@ -160,8 +162,14 @@ def parse_ros_section(section: Any, file: str | Path, key_types: Mapping[str, st
         section, "node", re.compile(r"^[A-Za-z][A-Za-z0-9_]*$"), "a ROS node name", required=False
     )
     snapshot = reader.text(section, "snapshot_topic", TOPIC_PATTERN, "a ROS topic name", required=False)
+    period = section.get("snapshot_period", RosConfig.snapshot_period)
+    if isinstance(period, bool) or not isinstance(period, int | float) or not period > 0:
+        reader.problem(
+            section.value_where("snapshot_period"),
+            f"'snapshot_period' must be a number of seconds above 0 (or .inf), got {period!r}",
+        )
     sensors = reader.mappings(section, "sensors")
     actuators = reader.mappings(section, "actuators")
     if reader.problems:
         raise InputError(reader.problems)
-    return RosConfig(node or "treebrain", snapshot or "~/snapshots", sensors, actuators)
+    return RosConfig(node or "treebrain", snapshot or "~/snapshots", float(period), sensors, actuators)
