@@ -104,11 +104,10 @@ def load_kitchen_config(path: str | Path) -> KitchenConfig:
     few_shot = _collect(problems, lambda: read_document(base / settings.few_shot))
     if vocabulary is None or templates is None or few_shot is None:
         raise InputError(problems)
-    source = few_shot
-    examples = source.validated(FewShotFile).examples
+    examples = few_shot.validated(FewShotFile).examples
     turns: list[ChatMessage] = []
     for index, example in enumerate(examples):
-        turns += _example_turns(example, vocabulary, templates, settings.retrieval, source, index, problems)
+        turns += _example_turns(example, vocabulary, templates, settings.retrieval, few_shot, index, problems)
     if problems:
         raise InputError(problems)
     return KitchenConfig(

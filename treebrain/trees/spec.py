@@ -16,9 +16,18 @@ from typing import Any
 from pydantic import BaseModel
 
 from treebrain.behaviours import BehaviourRegistry, Leaf
-from treebrain.blackboard import check_key_syntax
 from treebrain.errors import Location, Problem
 from treebrain.trees.declarations import KeyDecl, check_layout, read_declarations
+from treebrain.trees.includes import (
+    Frame,
+    SlotFill,
+    bad_key,
+    join_path,
+    read_include_params,
+    read_ports,
+    read_slot_fills,
+    resolve_tree_path,
+)
 from treebrain.trees.robot_file import Override
 from treebrain.trees.scope import KeyScope
 from treebrain.trees.structural import STRUCTURAL_KINDS, StructuralKind
@@ -28,15 +37,6 @@ COMMON_NODE_KEYS = {"type", "name", "description"}
 LEAF_KEYS = COMMON_NODE_KEYS | {"params", "inputs", "outputs"}
 NAME_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
 SLOT_TYPE = "slot"
-PACKAGED_IDIOMS = Path(__file__).resolve().parent.parent / "idioms"
-"""``file: "@idioms/x.yaml"`` names a subtree that ships with treebrain."""
-
-
-def resolve_tree_path(including_file: Path, target: str) -> Path:
-    """A subtree path: relative to the including file, or ``@idioms/...`` inside the package."""
-    if target.startswith("@idioms/"):
-        return (PACKAGED_IDIOMS / target.removeprefix("@idioms/")).resolve()
-    return (including_file.parent / target).resolve()
 
 
 @dataclass
@@ -71,34 +71,11 @@ class NodeSpec:
 
 
 @dataclass
-class SlotFill:
-    """A node an includer puts into a subtree's ``slot``, read in the includer's file and scope."""
-
-    node: YMap
-    frame: Frame
-
-
-@dataclass
-class Frame:
-    """The file being read: where relative paths and keys resolve, and which slots it may fill."""
-
-    file: Path
-    scope: KeyScope
-    stack: list[Path]
-    slots: dict[str, SlotFill] = field(default_factory=dict)
-    used_slots: set[str] = field(default_factory=set)
-
-
-@dataclass
 class TreeSpec:
     root: NodeSpec | None
     declarations: list[KeyDecl]
     files: list[Path]
     include_overrides: list[Override]
-
-
-def _join(parent_path: str, name: str) -> str:
-    return f"{parent_path}/{name}" if parent_path else name
 
 
 class SpecReader:
@@ -180,7 +157,7 @@ class SpecReader:
         if type_name == SLOT_TYPE:
             return self._slot(data, parent_path, frame, siblings)
         name = forced_name or self._name(data, type_name, siblings, parent_path)
-        path = _join(parent_path, name)
+        path = join_path(parent_path, name)
         spec = NodeSpec(type_name, name, path, data.where("type"), frame.file, frame.scope)
         kind = STRUCTURAL_KINDS.get(type_name)
         leaf: type[Leaf] | None = self.registry.get(type_name) if kind is None else None
@@ -222,12 +199,14 @@ class SpecReader:
             self.problem(
                 data.value_where("name"),
                 f"invalid name {given!r}: use letters, digits, _ . -",
-                _join(parent_path, name),
+                join_path(parent_path, name),
             )
         elif given in siblings:
             name = given
             self.problem(
-                data.value_where("name"), f"duplicate name '{given}' among siblings", _join(parent_path, name)
+                data.value_where("name"),
+                f"duplicate name '{given}' among siblings",
+                join_path(parent_path, name),
             )
         else:
             name = given
@@ -295,58 +274,32 @@ class SpecReader:
         if not isinstance(target, str) or not target:
             self.problem(data.location, "subtree needs 'file:' (a tree file relative to this one)", spec.path)
             return
-        ports = data.get("ports") or YMap()
-        if not isinstance(ports, YMap):
-            self.problem(
-                data.value_where("ports"), "subtree 'ports:' must map subtree keys to parent keys", spec.path
-            )
+        ports = read_ports(data, spec.path, self.problems)
+        if ports is None:
             return
-        valid_ports: dict[str, str] = {}
-        for inner, outer in ports.items():
-            if not isinstance(outer, str) or self._bad_key(outer, ports.value_where(inner), spec.path):
-                continue
-            valid_ports[inner] = outer
+        port_data, valid_ports = ports
         where = data.value_where("file")
         path = resolve_tree_path(frame.file, target)
         if not path.exists():
             self.problem(where, f"subtree file not found: {target} (looked for {path})", spec.path)
             return
         child_scope = frame.scope.child(spec.path, valid_ports)
-        slots = self._slot_fills(data, frame, spec.path)
+        slots = read_slot_fills(data, frame, spec.path, self.problems)
         root = self._read_file(path, spec.path, child_scope, frame.stack, where, slots)
         if root is None:
             return
         spec.children.append(root)
-        self._include_params(data, root, spec.path)
+        self.include_overrides += read_include_params(data, root.path, spec.path, self.problems)
         declared = {decl.key for decl in root.interface}
         for inner in valid_ports:
             local = child_scope.resolve(inner)
             if local not in declared:
                 names = ", ".join(sorted(d.local for d in root.interface)) or "none"
                 self.problem(
-                    ports.where(inner),
+                    port_data.where(inner),
                     f"subtree {target} declares no key '{inner}' in its blackboard (declared: {names})",
                     spec.path,
                 )
-
-    def _slot_fills(self, data: YMap, frame: Frame, node_path: str) -> dict[str, SlotFill]:
-        fills = data.get("slots")
-        if fills is None:
-            return {}
-        if not isinstance(fills, YMap):
-            self.problem(
-                data.value_where("slots"), "subtree 'slots:' must map slot names to nodes", node_path
-            )
-            return {}
-        valid: dict[str, SlotFill] = {}
-        for name, node in fills.items():
-            if isinstance(node, YMap):
-                valid[name] = SlotFill(node, frame)
-            else:
-                self.problem(
-                    fills.value_where(name), f"slot '{name}' must be filled with a node mapping", node_path
-                )
-        return valid
 
     def _slot(self, data: YMap, parent_path: str, frame: Frame, siblings: set[str]) -> NodeSpec | None:
         """A hole in a reusable subtree, filled by the includer's node or by its `default:`."""
@@ -367,37 +320,10 @@ class SpecReader:
         default = data.get("default")
         if default is None:
             self.problem(
-                data.location, f"slot '{name}' is not filled and has no default", _join(parent_path, name)
+                data.location, f"slot '{name}' is not filled and has no default", join_path(parent_path, name)
             )
             return None
         return self._node(default, parent_path, frame, set(), forced_name=name)
-
-    def _include_params(self, data: YMap, root: NodeSpec, node_path: str) -> None:
-        """`params:` on an include: overrides of the subtree's nodes by path relative to its root."""
-        params = data.get("params")
-        if params is None:
-            return
-        if not isinstance(params, YMap):
-            self.problem(
-                data.value_where("params"), "subtree 'params:' must map node paths to params", node_path
-            )
-            return
-        for relative, values in params.items():
-            where = params.where(relative)
-            if not isinstance(values, YMap):
-                self.problem(
-                    params.value_where(relative), f"params for '{relative}' must be a mapping", node_path
-                )
-                continue
-            target = root.path if relative in ("", ".") else _join(root.path, relative)
-            located = {name: values.value_where(name) for name in values}
-            self.include_overrides.append(Override(target, dict(values), where, located))
-
-    def _bad_key(self, key: str, where: Location, node_path: str) -> bool:
-        problem = check_key_syntax("/" + key.lstrip("/"))
-        if problem:
-            self.problem(where, problem, node_path)
-        return problem is not None
 
     def _leaf(self, spec: NodeSpec, data: YMap) -> None:
         leaf = spec.leaf
@@ -438,7 +364,7 @@ class SpecReader:
                     where, f"{spec.type_name} has no {section[:-1]} port '{port}' (ports: {names})", spec.path
                 )
                 continue
-            if not isinstance(key, str) or self._bad_key(key, mapping.value_where(port), spec.path):
+            if not isinstance(key, str) or bad_key(key, mapping.value_where(port), spec.path, self.problems):
                 if not isinstance(key, str):
                     self.problem(
                         mapping.value_where(port), f"port '{port}' must map to a key like /name", spec.path
