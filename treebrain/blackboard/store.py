@@ -68,6 +68,7 @@ class Blackboard:
         self._last_writer: dict[str, str] = {}
         self._listeners: list[WriteListener] = []
         self.activity: list[Access] = []
+        """Reads and writes in progress; a tree takes each tick's as ``TreebrainTree.last_activity``."""
         self.record_activity = True
 
     # declarations -------------------------------------------------------------------------------
