@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import math
 import textwrap
+import threading
 import uuid
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -83,6 +85,7 @@ class Running:
         for _ in range(count):
             self.tree.tick()
             self.bridge.after_tick(self.tree)
+            self.bridge.flush()
             self.clock.advance(0.1)
 
 
@@ -202,6 +205,37 @@ def test_sensor_messages_reach_the_blackboard_and_key_changes_reach_actuators(gr
     assert [command.linear.x for command in commands] == [0.5, 0.0]
     snapshot = graph.publisher("/patrol_bot/snapshots").sent[-1]
     assert _statuses(snapshot)["docking"] == 2
+
+
+def test_snapshots_are_built_off_the_tick_thread_and_the_oldest_dropped_when_it_falls_behind(
+    graph, robot, monkeypatch
+):
+    robot.write_text(robot.read_text().replace("snapshot_period: 0.5", "snapshot_period: 0.001"))
+    run = Running(robot)
+    entered, release = threading.Event(), threading.Event()
+    publish = run.bridge._publish
+    threads: set[str] = set()
+
+    def slow_publish(snapshot: Any) -> None:
+        threads.add(threading.current_thread().name)
+        entered.set()
+        release.wait(5)
+        publish(snapshot)
+
+    monkeypatch.setattr(run.bridge, "_publish", slow_publish)
+    for tick in range(12):
+        run.tree.tick()
+        run.bridge.after_tick(run.tree)  # never waits for the stuck publisher
+        run.clock.advance(0.1)
+        if tick == 0:
+            assert entered.wait(5)
+    release.set()
+    run.bridge.flush()
+    sent = graph.publisher("/patrol_bot/snapshots").sent
+    assert threads == {"treebrain-ros-snapshots"}
+    assert run.bridge.dropped_snapshots == 3  # one in flight, eight waiting, three dropped
+    assert [message.statistics.count for message in sent] == [1, *range(5, 13)]
+    run.bridge.close()
 
 
 def test_run_with_ros_ticks_inside_the_node_and_shuts_it_down(graph, robot, capsys):

@@ -10,7 +10,7 @@ write. Reads and writes are logged per tick with the node path, for recordings a
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Final, Literal, NamedTuple
 
 from treebrain.blackboard.types import KeyType, TypeMismatch, key_type
@@ -155,9 +155,10 @@ class Blackboard:
         activity, self.activity = self.activity, []
         return activity
 
-    def snapshot(self) -> dict[str, Any]:
-        """All current values as JSON-safe data, keyed by absolute key."""
-        return {key: self._types[key].to_json(value) for key, value in sorted(self._values.items())}
+    def snapshot(self, keys: Iterable[str] | None = None) -> dict[str, Any]:
+        """Current values as JSON-safe data, keyed by absolute key: all, or those of `keys` that have one."""
+        chosen = sorted(self._values) if keys is None else sorted(set(keys) & self._values.keys())
+        return {key: self._types[key].to_json(self._values[key]) for key in chosen}
 
     def describe(self) -> list[dict[str, Any]]:
         """Every declared key with its type, JSON value (or None) and last writer."""

@@ -4,19 +4,25 @@ topic data to and from the blackboard.
 Like ``py_trees_ros.trees.BehaviourTree``, the node offers ``~/snapshot_streams/open``, ``close`` and
 ``reconfigure`` (how ``py_trees_ros_viewer`` and ``py-trees-tree-watcher`` find a tree and get a
 stream of their own) and publishes a default stream on the robot file's ``snapshot_topic``; every
-stream is latched. Everything happens on the tick thread, between ticks, from the runner's per-tick
-callback: publish the snapshot of the tick just done to the streams that are due (statuses as the
-tick saw them), publish actuator keys whose value changed, then ``spin_once`` without waiting, so
-service requests are answered and sensor messages are written to the blackboard (as writer
-``ros:<topic>``, an outside input a re-run replays) before the next tick. ROS modules are imported
-here only, when ``--ros`` is used.
+stream is latched. Between ticks, from the runner's per-tick callback, the tick thread notes what
+the snapshot of the tick just done needs (statuses as the tick saw them, the values of the keys it
+used) for the streams that are due, publishes actuator keys whose value changed, then runs
+``spin_once`` without waiting, so service requests are answered and sensor messages are written to
+the blackboard (as writer ``ros:<topic>``, an outside input a re-run replays) before the next tick.
+Building and publishing the snapshot messages (milliseconds of rosidl conversion for a hundred
+nodes) happens on a publisher thread, so the control loop never waits for it. ROS modules are
+imported here only, when ``--ros`` is used.
 """
 
 from __future__ import annotations
 
+import collections
 import importlib
 import json
 import logging
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from treebrain.blackboard import MISSING
@@ -29,6 +35,20 @@ from treebrain.ros.topics import RosConfig, TopicMapping, field_value, message_f
 from treebrain.trees import TreebrainTree
 
 _LOG = logging.getLogger("treebrain.ros")
+PENDING_SNAPSHOTS = 8
+"""Snapshots waiting for the publisher thread; beyond this the oldest is dropped (and counted)."""
+
+
+@dataclass(frozen=True)
+class _Snapshot:
+    """What one tick's snapshot messages are built from, taken on the tick thread."""
+
+    visited: list[tuple[int, str, str]]
+    activity: Sequence[tuple[str, str, str]]
+    values: dict[str, Any]
+    changed: bool
+    statistics: dict[str, Any]
+    streams: list[tuple[str, StreamParameters]]
 
 
 def _message_class(mapping: TopicMapping) -> Any:
@@ -63,6 +83,14 @@ class RosBridge:
         self.tree_type = messages.BehaviourTree
         self.streams = SnapshotStreams(self.node.get_name(), self.node.get_namespace())
         self._publishers: dict[str, Any] = {}
+        """Snapshot publishers by topic; changed (by services) and used (by the publisher thread)
+        under :attr:`_publishing`, which also guards the pending snapshots."""
+        self._publishing = threading.Condition()
+        self._pending: collections.deque[_Snapshot] = collections.deque()
+        self._in_flight = False
+        self._stopping = False
+        self.dropped_snapshots = 0
+        self.statistics = TickStatistics()
         self._open(
             config.snapshot_topic,
             StreamParameters(blackboard_data=True, snapshot_period=config.snapshot_period),
@@ -84,12 +112,15 @@ class RosBridge:
                 lambda message, m=mapping: self._sensed(m, message),
                 10,
             )
-        self.statistics = TickStatistics()
         self._sent: dict[str, str] = {}
         self._last: TickRecord | None = None
         self._previous_visited: list[tuple[int, str, str]] | None = None
         self.capture = TickCapture(tree, self._captured)
         self.capture.attach()
+        self._worker = threading.Thread(
+            target=self._publish_loop, name="treebrain-ros-snapshots", daemon=True
+        )
+        self._worker.start()
 
     @classmethod
     def start(cls, tree: TreebrainTree) -> RosBridge:
@@ -105,8 +136,9 @@ class RosBridge:
     # snapshot streams ------------------------------------------------------------------------------
     def _open(self, hint: str, parameters: StreamParameters) -> str:
         topic = self.streams.open(hint, parameters)
-        if topic not in self._publishers:
-            self._publishers[topic] = self.node.create_publisher(self.tree_type, topic, self.latched)
+        with self._publishing:
+            if topic not in self._publishers:
+                self._publishers[topic] = self.node.create_publisher(self.tree_type, topic, self.latched)
         return topic
 
     def _on_open(self, request: Any, response: Any) -> Any:
@@ -116,14 +148,16 @@ class RosBridge:
     def _on_close(self, request: Any, response: Any) -> Any:
         response.result = self.streams.close(request.topic_name)
         if response.result:
-            self.node.destroy_publisher(self._publishers.pop(request.topic_name))
+            with self._publishing:
+                self.node.destroy_publisher(self._publishers.pop(request.topic_name))
         return response
 
     def _on_reconfigure(self, request: Any, response: Any) -> Any:
         response.result = self.streams.reconfigure(request.topic_name, _parameters(request.parameters))
         return response
 
-    def _publish_snapshots(self, record: TickRecord) -> None:
+    def _note_snapshot(self, record: TickRecord) -> None:
+        """On the tick thread: what the due streams' messages need, handed to the publisher thread."""
         changed = record.visited != self._previous_visited
         self._previous_visited = record.visited
         self.statistics.add(record.time, record.duration)
@@ -131,19 +165,61 @@ class RosBridge:
         if not topics:
             return
         activity = [(access.kind, access.key, access.node_path) for access in record.activity]
-        stamp = int(self.node.get_clock().now().nanoseconds)
+        snapshot = _Snapshot(
+            visited=record.visited,
+            activity=activity,
+            values=self.tree.blackboard.snapshot(key for _, key, _ in activity),
+            changed=changed,
+            statistics=self.statistics.to_message(int(self.node.get_clock().now().nanoseconds)),
+            streams=[(topic, self.streams.parameters(topic)) for topic in topics],
+        )
+        with self._publishing:
+            if len(self._pending) >= PENDING_SNAPSHOTS:
+                self._pending.popleft()
+                self.dropped_snapshots += 1
+            self._pending.append(snapshot)
+            self._publishing.notify_all()
+
+    def _publish_loop(self) -> None:
+        while True:
+            with self._publishing:
+                while not self._pending and not self._stopping:
+                    self._publishing.wait()
+                if not self._pending:
+                    return
+                snapshot = self._pending.popleft()
+                self._in_flight = True
+            self._publish(snapshot)
+            with self._publishing:
+                self._in_flight = False
+                self._publishing.notify_all()
+
+    def _publish(self, snapshot: _Snapshot) -> None:
         data = tree_message(
             self.definition,
-            record.visited,
-            activity,
-            self.tree.blackboard.snapshot(),
-            changed,
-            self.statistics.to_message(stamp),
+            snapshot.visited,
+            snapshot.activity,
+            snapshot.values,
+            snapshot.changed,
+            snapshot.statistics,
         )
-        for topic in topics:
+        for topic, parameters in snapshot.streams:
             message = self.tree_type()
-            self.set_message.set_message_fields(message, for_stream(data, self.streams.parameters(topic)))
-            self._publishers[topic].publish(message)
+            try:
+                self.set_message.set_message_fields(message, for_stream(data, parameters))
+            except (AttributeError, TypeError, ValueError, AssertionError) as error:
+                _LOG.warning("snapshot for %s: %s", topic, error)
+                continue
+            with self._publishing:
+                publisher = self._publishers.get(topic)
+                if publisher is not None:
+                    publisher.publish(message)
+
+    def flush(self) -> None:
+        """Wait until every noted snapshot is published."""
+        with self._publishing:
+            while self._pending or self._in_flight:
+                self._publishing.wait()
 
     # topics ----------------------------------------------------------------------------------------
     def _captured(self, record: TickRecord) -> None:
@@ -177,12 +253,21 @@ class RosBridge:
     def after_tick(self, tree: TreebrainTree) -> None:
         record, self._last = self._last, None
         if record is not None:
-            self._publish_snapshots(record)
+            self._note_snapshot(record)
         for mapping, publisher in self.actuators:
             self._actuate(mapping, publisher)
         self.rclpy.spin_once(self.node, timeout_sec=0.0)
 
     def close(self) -> None:
+        """Publish what is pending, then stop the publisher thread and the node."""
         self.capture.detach()
+        with self._publishing:
+            self._stopping = True
+            self._publishing.notify_all()
+        self._worker.join()
+        if self.dropped_snapshots:
+            _LOG.warning(
+                "%d snapshots were dropped: the publisher thread fell behind", self.dropped_snapshots
+            )
         self.node.destroy_node()
         self.rclpy.shutdown()
