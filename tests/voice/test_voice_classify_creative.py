@@ -33,7 +33,25 @@ class ScriptedRandom(random.Random):
 @pytest.mark.parametrize(
     ("command", "expected"),
     [
-        ("make a cheese sandwich", Classification(named_items=["cheese"])),
+        ("make a cheese sandwich", Classification(named_items=["cheese"], requested_items=["cheese"])),
+        (
+            "make a ham and lettuce sandwich on the left",
+            Classification(
+                named_items=["meat", "lettuce"],
+                requested_items=["meat", "lettuce"],
+                requested_zone="assembly_left",
+            ),
+        ),
+        (  # a one-word zone alias counts only after a preposition
+            "make a cheese sandwich right now",
+            Classification(named_items=["cheese"], requested_items=["cheese"]),
+        ),
+        ("make a sandwich without cheese", Classification(named_items=["cheese"])),
+        ("move over the cheese", Classification(named_items=["cheese"])),
+        (
+            "put lettuce on the left and tomato on the right",
+            Classification(named_items=["lettuce", "tomato"], requested_items=["lettuce", "tomato"]),
+        ),
         ("surprise me", Classification(is_creative=True)),
         (
             "go wild with the lettuce and tomatoes",
@@ -49,7 +67,9 @@ class ScriptedRandom(random.Random):
         ),
         (
             "add avocado and pickles to the bread",
-            Classification(named_items=["bread"], unknown_items=["avocado", "pickle"]),
+            Classification(
+                named_items=["bread"], unknown_items=["avocado", "pickle"], requested_items=["bread"]
+            ),
         ),
     ],
 )

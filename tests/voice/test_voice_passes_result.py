@@ -7,6 +7,7 @@ import pytest
 
 from treebrain.voice.classify import Classification
 from treebrain.voice.creative import CreativeAssignment
+from treebrain.voice.isa import LearnedComposite
 from treebrain.voice.isa_loader import load_instruction_set
 from treebrain.voice.passes import (
     VALIDATOR_UNPARSEABLE,
@@ -125,6 +126,7 @@ def test_assembled_result_is_the_seed_dict() -> None:
         None,
         classification=Classification(),
         creative=None,
+        iset=ISET,
         notice="Your command was cut.",
     )
     assert result.as_dict() == {
@@ -159,6 +161,7 @@ def test_creative_results_never_carry_a_composite_name_and_state_their_axes() ->
         None,
         classification=Classification(is_creative=True),
         creative=creative,
+        iset=ISET,
     )
     assert result.composite_name is None
     assert result.is_creative is True
@@ -218,3 +221,87 @@ def test_strict_mode_decision() -> None:
 )
 def test_snake_case_names(raw: str | None, name: str | None) -> None:
     assert snake_case_name(raw) == name
+
+
+HAM_AND_LETTUCE_LEFT = Classification(
+    named_items=["meat", "lettuce"], requested_items=["meat", "lettuce"], requested_zone="assembly_left"
+)
+CHEESE_IN_THE_MIDDLE = [
+    Step(instruction="set_active_zone", params={"zone": "assembly_fixture"}),
+    Step(instruction="add_layer", params={"item": "bread"}),
+    Step(instruction="add_layer", params={"item": "cheese"}),
+    Step(instruction="go_home"),
+]
+HAM_AND_LETTUCE_ON_THE_LEFT = [
+    Step(instruction="set_active_zone", params={"zone": "assembly_left"}),
+    Step(instruction="add_layer", params={"item": "bread"}),
+    Step(instruction="add_layer", params={"item": "meat"}),
+    Step(instruction="add_layer", params={"item": "lettuce"}),
+    Step(instruction="add_layer", params={"item": "bread"}),
+    Step(instruction="go_home"),
+]
+
+
+def test_a_clean_plan_that_misses_the_request_is_an_issue_worth_a_pass_3() -> None:
+    outcome = review_pass1(generation(CHEESE_IN_THE_MIDDLE), ISET, classification=HAM_AND_LETTUCE_LEFT)
+    assert outcome.retry_issues == [
+        "the command asks for meat, lettuce but no add_layer step adds them",
+        "the command asks to build in assembly_left but the layers go to assembly_fixture: "
+        "start with set_active_zone zone=assembly_left",
+    ]
+    assert needs_pass3(outcome) and not outcome.validated
+    fine = review_pass1(generation(HAM_AND_LETTUCE_ON_THE_LEFT), ISET, classification=HAM_AND_LETTUCE_LEFT)
+    assert fine.issues == [] and fine.validated
+
+
+def test_the_zone_of_the_layers_follows_the_active_zone_before_the_command() -> None:
+    layers_only = HAM_AND_LETTUCE_ON_THE_LEFT[1:]
+    on_the_left = review_pass1(
+        generation(layers_only), ISET, classification=HAM_AND_LETTUCE_LEFT, active_zone="assembly_left"
+    )
+    assert on_the_left.issues == []
+    elsewhere = review_pass1(generation(layers_only), ISET, classification=HAM_AND_LETTUCE_LEFT)
+    assert elsewhere.issues == [
+        "the command asks to build in assembly_left but the layers go to assembly_fixture: "
+        "start with set_active_zone zone=assembly_left"
+    ]
+
+
+def test_pass_3_is_kept_only_when_it_does_what_was_asked() -> None:
+    pass2 = review_pass1(generation(CHEESE_IN_THE_MIDDLE), ISET, classification=HAM_AND_LETTUCE_LEFT)
+    still_wrong = review_pass3(
+        pass2, generation(CHEESE_IN_THE_MIDDLE[1:]), ISET, classification=HAM_AND_LETTUCE_LEFT
+    )
+    assert not still_wrong.fixed and still_wrong.sequence == CHEESE_IN_THE_MIDDLE
+    fixed = review_pass3(
+        pass2, generation(HAM_AND_LETTUCE_ON_THE_LEFT), ISET, classification=HAM_AND_LETTUCE_LEFT
+    )
+    assert fixed.fixed and fixed.sequence == HAM_AND_LETTUCE_ON_THE_LEFT
+    assert all(issue.startswith("[P3 fixed]") for issue in fixed.issues)
+
+
+def test_a_plan_that_still_misses_the_request_is_not_executed_and_the_user_is_told_why() -> None:
+    made = generation(CHEESE_IN_THE_MIDDLE)
+    pass2 = review_pass1(made, ISET, classification=HAM_AND_LETTUCE_LEFT)
+    pass3 = review_pass3(pass2, None, ISET, classification=HAM_AND_LETTUCE_LEFT)
+    result = assemble_result(
+        made, pass2, pass3, classification=HAM_AND_LETTUCE_LEFT, creative=None, iset=ISET
+    )
+    assert result.sequence == [] and result.pass1_sequence == CHEESE_IN_THE_MIDDLE
+    assert result.confidence == 0.1 and not result.validated
+    assert result.user_feedback is not None
+    assert result.user_feedback.startswith(
+        "I could not plan what you asked (the command asks for meat, lettuce"
+    )
+    assert result.user_feedback.endswith("so I did nothing.")
+
+
+def test_learned_composites_count_with_their_steps() -> None:
+    usual = LearnedComposite(sequence=HAM_AND_LETTUCE_ON_THE_LEFT[:-1], confidence=0.9)
+    learned = ISET.model_copy(update={"learned_composites": {"the_usual": usual}})
+    plan = [Step(instruction="the_usual"), Step(instruction="go_home")]
+    assert review_pass1(generation(plan), learned, classification=HAM_AND_LETTUCE_LEFT).issues == []
+    cheese = Classification(named_items=["cheese"], requested_items=["cheese"])
+    assert review_pass1(generation(plan), learned, classification=cheese).issues == [
+        "the command asks for cheese but no add_layer step adds it"
+    ]

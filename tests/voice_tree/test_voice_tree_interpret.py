@@ -136,6 +136,49 @@ def test_pass_3_regenerates_once_with_the_issues_and_tags_what_it_fixed(voice: V
     )
 
 
+MISSED = "the command asks for meat, lettuce but no add_layer step adds them"
+WRONG_ZONE = (
+    "the command asks to build in assembly_left but the layers go to assembly_fixture: "
+    "start with set_active_zone zone=assembly_left"
+)
+
+
+def test_a_plan_that_misses_the_request_gets_a_pass_3_that_is_told_what_is_missing(voice: VoiceTree) -> None:
+    cheese = voice.generation(*voice.sandwich("assembly_fixture", "bread", "cheese", "bread"))
+    asked = voice.generation(*voice.sandwich("assembly_left", "bread", "meat", "lettuce", "bread"))
+    harness = voice.start("make a ham and lettuce sandwich on the left", cheese, voice.valid, asked)
+    calls = voice.events(harness, "llm_call")
+    assert voice.run(harness).name == "SUCCESS"
+    correction = calls[2]["request"]["messages"][0]["content"]
+    assert f"  - {MISSED}" in correction and f"  - {WRONG_ZONE}" in correction
+    result = voice.value(harness, "/voice/result")
+    assert result["validation_issues"] == [f"[P3 fixed] {MISSED}", f"[P3 fixed] {WRONG_ZONE}"]
+    assert voice.value(harness, "/arm/scene").zones["assembly_left"] == ["bread", "meat", "lettuce", "bread"]
+
+
+def test_a_plan_that_still_misses_the_request_moves_nothing_and_says_why(voice: VoiceTree) -> None:
+    cheese = voice.generation(*voice.sandwich("assembly_fixture", "bread", "cheese", "bread"))
+    harness = voice.start("make a ham and lettuce sandwich on the left", cheese, voice.valid, cheese)
+    actuator = voice.events(harness, "actuator")
+    assert voice.run(harness).name == "SUCCESS"
+    result = voice.value(harness, "/voice/result")
+    assert (result["sequence"], result["confidence"], result["validation_issues"]) == (
+        [],
+        0.1,
+        [MISSED, WRONG_ZONE],
+    )
+    assert (
+        result["user_feedback"]
+        == f"I could not plan what you asked ({MISSED}; {WRONG_ZONE}), so I did nothing."
+    )
+    assert actuator == []
+    assert voice.value(harness, "/arm/scene").zones == {
+        "assembly_left": [],
+        "assembly_fixture": [],
+        "assembly_right": [],
+    }
+
+
 def test_the_rules_hold_even_when_the_llm_validator_says_valid(voice: VoiceTree) -> None:
     answer = voice.generation(("move_absolute", {"x": 1}), ("go_home", {}))
     still_wrong = voice.generation(("move_absolute", {"x": 2}))

@@ -125,6 +125,8 @@ class Review(VoiceLeaf):
         "verdict": Port("any", "the LLM validator's parsed answer", required=False),
         "verdict_error": Port("str", "why the LLM validator call failed", required=False),
         "verdict_raw": Port("str", "the LLM validator's raw answer", required=False),
+        "classification": Port("VoiceClassification", "what the command asks for"),
+        "active_zone": Port("str", "the zone active before this command", required=False),
     }
     outputs = {"pass2": Port("VoicePass2"), "retry_issues": Port("list[str]", "issues worth a pass 3")}
 
@@ -135,7 +137,12 @@ class Review(VoiceLeaf):
             answered=self.read("verdict_raw") is not None,
         )
         outcome = review_pass1(
-            self.read("generation"), self.kit.iset, verdict=verdict, validator_error=validator_error
+            self.read("generation"),
+            self.kit.iset,
+            verdict=verdict,
+            validator_error=validator_error,
+            classification=self.read("classification"),
+            active_zone=self.read("active_zone"),
         )
         self.write("pass2", outcome)
         self.write("retry_issues", outcome.retry_issues)
@@ -147,11 +154,22 @@ class Recheck(VoiceLeaf):
     """Pass 3's answer is kept only when it passes every rule; issues it fixed are tagged [P3 fixed]."""
 
     type_name = "voice.recheck"
-    inputs = {"pass2": Port("VoicePass2"), "answer": Port("any", "the parsed JSON of pass 3")}
+    inputs = {
+        "pass2": Port("VoicePass2"),
+        "answer": Port("any", "the parsed JSON of pass 3"),
+        "classification": Port("VoiceClassification", "what the command asks for"),
+        "active_zone": Port("str", "the zone active before this command", required=False),
+    }
     outputs = {"pass3": Port("VoicePass3")}
 
     def update(self) -> Status:
-        outcome = review_pass3(self.read("pass2"), parse_generation(self.read("answer")), self.kit.iset)
+        outcome = review_pass3(
+            self.read("pass2"),
+            parse_generation(self.read("answer")),
+            self.kit.iset,
+            classification=self.read("classification"),
+            active_zone=self.read("active_zone"),
+        )
         self.write("pass3", outcome)
         self.feedback_message = "fixed" if outcome.fixed else "pass 2 stands"
         return Status.SUCCESS
@@ -168,6 +186,7 @@ class Assemble(VoiceLeaf):
         "classification": Port("VoiceClassification"),
         "creative": Port("optional[VoiceCreative]", required=False),
         "notice": Port("str", required=False),
+        "active_zone": Port("str", "the zone active before this command", required=False),
     }
     outputs = {"result": Port(RESULT, RESULT_DOC)}
 
@@ -178,6 +197,8 @@ class Assemble(VoiceLeaf):
             self.read("pass3"),
             classification=self.read("classification"),
             creative=self.read("creative"),
+            iset=self.kit.iset,
+            active_zone=self.read("active_zone"),
             notice=self.read("notice"),
         )
         self.write("result", result.as_dict())

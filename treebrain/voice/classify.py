@@ -1,8 +1,11 @@
-"""Classifying a command in Python before any LLM call: creative, recovery, learning, unknown items.
+"""Classifying a command in Python before any LLM call: creative, recovery, learning, unknown items,
+and what a plain build request asks for.
 
 The patterns live in ``config/voice/classification.yaml``. Classification decides the prompt
 (creative axes, recovery hints), the temperature, and whether the LLM is needed at all: a command
-naming an ingredient the cell does not have is answered here, at no cost.
+naming an ingredient the cell does not have is answered here, at no cost. For a plain build request
+("make a ham and lettuce sandwich on the left": a build word, no negation or removal, no creative
+licence) it also notes the items and the zone asked for, which the plan must then honour.
 """
 
 from __future__ import annotations
@@ -39,6 +42,8 @@ class ClassificationRules(BaseModel):
     learning_patterns: list[str]
     trigger_patterns: list[str] = Field(default_factory=list)
     unavailable_foods: list[str]
+    build_patterns: list[str] = Field(default_factory=list)
+    exception_patterns: list[str] = Field(default_factory=list)
 
 
 class Classification(BaseModel):
@@ -53,6 +58,10 @@ class Classification(BaseModel):
     learned_phrase: str | None = None
     named_items: list[str] = Field(default_factory=list)
     unknown_items: list[str] = Field(default_factory=list)
+    requested_items: list[str] = Field(default_factory=list)
+    """Items a plain build request names, which the plan must add (empty for any other command)."""
+    requested_zone: str | None = None
+    """The one assembly zone a plain build request names ("on the left"), if any."""
 
     @property
     def route(self) -> Literal["unknown_items", "generate"]:
@@ -71,6 +80,9 @@ class Classifier:
         ]
         self._learning = [re.compile(pattern, re.IGNORECASE) for pattern in rules.learning_patterns]
         self._triggers = [re.compile(pattern, re.IGNORECASE) for pattern in rules.trigger_patterns]
+        self._build = [re.compile(pattern, re.IGNORECASE) for pattern in rules.build_patterns]
+        self._exceptions = [re.compile(pattern, re.IGNORECASE) for pattern in rules.exception_patterns]
+        self._zones = [(_zone_pattern(alias), zone) for alias, zone in iset.zone_names_by_alias().items()]
         self._item_words = iset.item_names_by_alias()
         self._items = _word_pattern(self._item_words)
         unknown = [food for food in rules.unavailable_foods if food.lower() not in self._item_words]
@@ -84,14 +96,25 @@ class Classifier:
             if found is not None:
                 learned_phrase = found.group("phrase").strip(_QUOTES_AND_STOPS)
                 break
+        is_creative = any(pattern.search(text) for pattern in self._creative)
+        is_learning = any(pattern.search(text) for pattern in self._learning)
+        named_items = _unique(self._item_words[word.lower()] for word in _found(self._items, text))
+        plain_build = (
+            any(pattern.search(text) for pattern in self._build)
+            and not any(pattern.search(text) for pattern in self._exceptions)
+            and not (is_creative or is_learning or recovery_hint is not None)
+        )
+        zones = _unique(zone for pattern, zone in self._zones if pattern.search(text)) if plain_build else []
         return Classification(
-            is_creative=any(pattern.search(text) for pattern in self._creative),
+            is_creative=is_creative,
             is_recovery=recovery_hint is not None,
             recovery_hint=recovery_hint,
-            is_learning=any(pattern.search(text) for pattern in self._learning),
+            is_learning=is_learning,
             learned_phrase=learned_phrase or None,
-            named_items=_unique(self._item_words[word.lower()] for word in _found(self._items, text)),
+            named_items=named_items,
             unknown_items=_unique(word.lower() for word in _found(self._unknown, text)),
+            requested_items=named_items if plain_build else [],
+            requested_zone=zones[0] if len(zones) == 1 else None,
         )
 
 
@@ -104,6 +127,8 @@ def load_classifier(path: str | Path, iset: InstructionSet) -> Classifier:
             "creative_patterns": rules.creative_patterns,
             "learning_patterns": rules.learning_patterns,
             "trigger_patterns": rules.trigger_patterns,
+            "build_patterns": rules.build_patterns,
+            "exception_patterns": rules.exception_patterns,
         }
         for section, patterns in lists.items():
             for index, pattern in enumerate(patterns):
@@ -135,6 +160,15 @@ def _word_pattern(words: Iterable[str]) -> re.Pattern[str] | None:
         return None
     alternatives = "|".join(re.escape(word) for word in choices)
     return re.compile(rf"\b({alternatives})(?:s|es)?\b", re.IGNORECASE)
+
+
+def _zone_pattern(alias: str) -> re.Pattern[str]:
+    """A zone alias as the command would say it: a one-word alias ("left") only after a preposition
+    ("on the left"), so that "right now" names no zone."""
+    escaped = re.escape(alias).replace(r"\ ", r"\s+")
+    if " " in alias or "_" in alias:
+        return re.compile(rf"\b{escaped}\b", re.IGNORECASE)
+    return re.compile(rf"\b(?:on|at|to|in|into|onto)\s+(?:the\s+)?{escaped}\b", re.IGNORECASE)
 
 
 def _found(pattern: re.Pattern[str] | None, text: str) -> list[str]:

@@ -5,6 +5,11 @@ raw text. Pass 2 always applies the Python rules; an LLM verdict may add issues 
 corrected sequence, and that proposal is itself put through the rules, so "valid" from an LLM
 never lets an invalid step through. Pass 3 runs only for real issues (not for an unparseable or
 failed validator call), and only replaces the sequence when its own output passes the rules.
+
+Rules judge steps; :func:`unmet_request` judges the plan against a plain build request (every item
+named is added, in the zone named), which even a clean plan can miss -- a small local model often
+does. What it finds is an issue like any other (worth a pass 3), and a plan that still misses the
+request after pass 3 is not executed (see :func:`treebrain.voice.result.assemble_result`).
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from treebrain.voice.classify import Classification
 from treebrain.voice.isa import InstructionSet
 from treebrain.voice.rules import enforce_rules
 from treebrain.voice.steps import Step
@@ -90,12 +96,57 @@ class Pass2Outcome(BaseModel):
     ran: bool
 
 
+def unmet_request(
+    classification: Classification, sequence: list[Step], iset: InstructionSet, active_zone: str | None
+) -> list[str]:
+    """What the plan leaves out of a plain build request: items never added, layers in another zone.
+
+    Learned composites are looked into: their steps count as the plan's.
+    """
+    sequence = _expanded(sequence, iset)
+    issues: list[str] = []
+    added = {step.params.get("item") for step in sequence if step.instruction == "add_layer"}
+    missing = [item for item in classification.requested_items if item not in added]
+    if missing:
+        pronoun = "it" if len(missing) == 1 else "them"
+        issues.append(f"the command asks for {', '.join(missing)} but no add_layer step adds {pronoun}")
+    wanted = classification.requested_zone
+    if wanted is not None:
+        zone = active_zone or iset.default_zone
+        used: list[str] = []
+        for step in sequence:
+            if step.instruction == "set_active_zone":
+                zone = str(step.params.get("zone", zone))
+            elif step.instruction == "add_layer" and zone not in used:
+                used.append(zone)
+        if used and used != [wanted]:
+            issues.append(
+                f"the command asks to build in {wanted} but the layers go to {', '.join(used)}: "
+                f"start with set_active_zone zone={wanted}"
+            )
+    return issues
+
+
+def _expanded(sequence: list[Step], iset: InstructionSet, depth: int = 4) -> list[Step]:
+    """The plan with every learned composite replaced by its steps (a few levels deep)."""
+    steps: list[Step] = []
+    for step in sequence:
+        learned = iset.learned_composites.get(step.instruction)
+        if learned is not None and depth > 0:
+            steps += _expanded(learned.sequence, iset, depth - 1)
+        else:
+            steps.append(step)
+    return steps
+
+
 def review_pass1(
     generation: Generation,
     iset: InstructionSet,
     *,
     verdict: Verdict | None = None,
     validator_error: str | None = None,
+    classification: Classification | None = None,
+    active_zone: str | None = None,
 ) -> Pass2Outcome:
     """Pass 2: Python rules always, plus the LLM verdict when one was asked for.
 
@@ -116,6 +167,8 @@ def review_pass1(
             proposed = enforce_rules(verdict.sequence, iset)
             issues = _merged(issues, proposed.messages())
             sequence = proposed.sequence
+    if classification is not None:
+        issues = _merged(issues, unmet_request(classification, sequence, iset, active_zone))
     retry_issues = list(issues)
     if validator_error is not None:
         issues = [*issues, validator_error]
@@ -139,12 +192,23 @@ class Pass3Outcome(BaseModel):
     fixed: bool
 
 
-def review_pass3(outcome: Pass2Outcome, regenerated: Generation | None, iset: InstructionSet) -> Pass3Outcome:
-    """Keep pass 3's sequence only if it is non-empty and passes every rule; tag what it fixed."""
+def review_pass3(
+    outcome: Pass2Outcome,
+    regenerated: Generation | None,
+    iset: InstructionSet,
+    *,
+    classification: Classification | None = None,
+    active_zone: str | None = None,
+) -> Pass3Outcome:
+    """Keep pass 3's sequence only if it is non-empty, passes every rule and does what was asked;
+    tag what it fixed."""
     if regenerated is None or not regenerated.sequence:
         return Pass3Outcome(sequence=outcome.sequence, issues=outcome.issues, fixed=False)
     checked = enforce_rules(regenerated.sequence, iset)
-    if checked.issues:
+    unmet = (
+        [] if classification is None else unmet_request(classification, checked.sequence, iset, active_zone)
+    )
+    if checked.issues or unmet:
         return Pass3Outcome(sequence=outcome.sequence, issues=outcome.issues, fixed=False)
     tagged = [f"{P3_TAG} {issue}" if issue in outcome.retry_issues else issue for issue in outcome.issues]
     return Pass3Outcome(sequence=checked.sequence, issues=tagged, fixed=True)

@@ -161,15 +161,31 @@ def interpret(
         verdict = parse_verdict(second.payload) if second.error is None else None
         if verdict is None:
             validator_error = VALIDATOR_FAILED if second.error is not None else VALIDATOR_UNPARSEABLE
-    pass2 = review_pass1(generation, kit.iset, verdict=verdict, validator_error=validator_error)
+    pass2 = review_pass1(
+        generation,
+        kit.iset,
+        verdict=verdict,
+        validator_error=validator_error,
+        classification=classification,
+        active_zone=active_zone,
+    )
     pass3 = None
     if needs_pass3(pass2):
         trace.pass3_ran = True
         third = call(kit.prompts.generate(text, classification, corrections=pass2.retry_issues, **context))
         regenerated = parse_generation(third.payload) if third.error is None else None
-        pass3 = review_pass3(pass2, regenerated, kit.iset)
+        pass3 = review_pass3(
+            pass2, regenerated, kit.iset, classification=classification, active_zone=active_zone
+        )
         trace.pass3_fixed = pass3.fixed
     result = assemble_result(
-        generation, pass2, pass3, classification=classification, creative=trace.creative, notice=notice
+        generation,
+        pass2,
+        pass3,
+        classification=classification,
+        creative=trace.creative,
+        iset=kit.iset,
+        active_zone=active_zone,
+        notice=notice,
     )
     return result, trace

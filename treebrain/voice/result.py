@@ -16,13 +16,14 @@ from pydantic import BaseModel, ConfigDict
 from treebrain.voice.classify import Classification
 from treebrain.voice.creative import CreativeAssignment
 from treebrain.voice.isa import InstructionSet
-from treebrain.voice.passes import Generation, Pass2Outcome, Pass3Outcome
+from treebrain.voice.passes import Generation, Pass2Outcome, Pass3Outcome, unmet_request
 from treebrain.voice.phrase_bank import PhraseMatch
 from treebrain.voice.steps import Step
 
 UNPARSEABLE_FEEDBACK = "I could not understand the language model's answer, so nothing will be done."
 STRICT_THRESHOLD = 0.6
-UNKNOWN_ITEM_CONFIDENCE = 0.1
+IMPOSSIBLE_CONFIDENCE = 0.1
+"""The seed's confidence for a command the cell cannot carry out (an unknown item, a plan that misses the request)."""
 _NOT_NAME = re.compile(r"[^a-z0-9]+")
 
 
@@ -75,7 +76,7 @@ def unknown_items_result(
         sequence=[],
         pass1_sequence=[],
         composite_name=None,
-        confidence=UNKNOWN_ITEM_CONFIDENCE,
+        confidence=IMPOSSIBLE_CONFIDENCE,
         validated=False,
         validation_issues=[],
         user_feedback=_joined(f"I don't have {missing} — available ingredients are: {available}", notice),
@@ -111,11 +112,26 @@ def assemble_result(
     *,
     classification: Classification,
     creative: CreativeAssignment | None,
+    iset: InstructionSet,
+    active_zone: str | None = None,
     notice: str | None = None,
 ) -> InterpretResult:
-    """The result after the passes; pass 3, when it fixed things, supplies sequence and tags."""
+    """The result after the passes; pass 3, when it fixed things, supplies sequence and tags.
+
+    A plan that still leaves out what a plain build request asked for is not kept: nothing is done,
+    the user is told why, and the confidence drops to that of an impossible command.
+    """
     sequence = pass3.sequence if pass3 is not None else pass2.sequence
     issues = pass3.issues if pass3 is not None else pass2.issues
+    confidence = generation.confidence
+    feedback = generation.user_feedback
+    unmet = unmet_request(classification, sequence, iset, active_zone)
+    if unmet:
+        sequence = []
+        confidence = min(confidence, IMPOSSIBLE_CONFIDENCE)
+        feedback = _joined(
+            f"I could not plan what you asked ({'; '.join(unmet)}), so I did nothing.", feedback
+        )
     is_creative = classification.is_creative
     reasoning = generation.creative_reasoning
     if creative is not None:
@@ -127,10 +143,10 @@ def assemble_result(
         sequence=sequence,
         pass1_sequence=pass2.pass1_sequence,
         composite_name=None if is_creative else snake_case_name(generation.composite_name),
-        confidence=generation.confidence,
+        confidence=confidence,
         validated=pass2.validated,
         validation_issues=issues,
-        user_feedback=_joined(generation.user_feedback, notice),
+        user_feedback=_joined(feedback, notice),
         is_creative=is_creative,
         creative_reasoning=reasoning,
         raw_response=None,
