@@ -126,7 +126,6 @@ def test_assembled_result_is_the_seed_dict() -> None:
         None,
         classification=Classification(),
         creative=None,
-        iset=ISET,
         notice="Your command was cut.",
     )
     assert result.as_dict() == {
@@ -161,7 +160,6 @@ def test_creative_results_never_carry_a_composite_name_and_state_their_axes() ->
         None,
         classification=Classification(is_creative=True),
         creative=creative,
-        iset=ISET,
     )
     assert result.composite_name is None
     assert result.is_creative is True
@@ -284,9 +282,7 @@ def test_a_plan_that_still_misses_the_request_is_not_executed_and_the_user_is_to
     made = generation(CHEESE_IN_THE_MIDDLE)
     pass2 = review_pass1(made, ISET, classification=HAM_AND_LETTUCE_LEFT)
     pass3 = review_pass3(pass2, None, ISET, classification=HAM_AND_LETTUCE_LEFT)
-    result = assemble_result(
-        made, pass2, pass3, classification=HAM_AND_LETTUCE_LEFT, creative=None, iset=ISET
-    )
+    result = assemble_result(made, pass2, pass3, classification=HAM_AND_LETTUCE_LEFT, creative=None)
     assert result.sequence == [] and result.pass1_sequence == CHEESE_IN_THE_MIDDLE
     assert result.confidence == 0.1 and not result.validated
     assert result.user_feedback is not None

@@ -186,7 +186,6 @@ class Assemble(VoiceLeaf):
         "classification": Port("VoiceClassification"),
         "creative": Port("optional[VoiceCreative]", required=False),
         "notice": Port("str", required=False),
-        "active_zone": Port("str", "the zone active before this command", required=False),
     }
     outputs = {"result": Port(RESULT, RESULT_DOC)}
 
@@ -197,8 +196,6 @@ class Assemble(VoiceLeaf):
             self.read("pass3"),
             classification=self.read("classification"),
             creative=self.read("creative"),
-            iset=self.kit.iset,
-            active_zone=self.read("active_zone"),
             notice=self.read("notice"),
         )
         self.write("result", result.as_dict())

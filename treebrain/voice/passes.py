@@ -94,6 +94,8 @@ class Pass2Outcome(BaseModel):
     retry_issues: list[str]
     validated: bool
     ran: bool
+    unmet: list[str] = Field(default_factory=list)
+    """What the sequence leaves out of a plain build request (see :func:`unmet_request`)."""
 
 
 def unmet_request(
@@ -127,6 +129,12 @@ def unmet_request(
     return issues
 
 
+def _unmet(
+    classification: Classification | None, sequence: list[Step], iset: InstructionSet, active_zone: str | None
+) -> list[str]:
+    return [] if classification is None else unmet_request(classification, sequence, iset, active_zone)
+
+
 def _expanded(sequence: list[Step], iset: InstructionSet, depth: int = 4) -> list[Step]:
     """The plan with every learned composite replaced by its steps (a few levels deep)."""
     steps: list[Step] = []
@@ -156,7 +164,13 @@ def review_pass1(
     pass1 = list(generation.sequence)
     if not pass1:
         return Pass2Outcome(
-            pass1_sequence=[], sequence=[], issues=[], retry_issues=[], validated=False, ran=False
+            pass1_sequence=[],
+            sequence=[],
+            issues=[],
+            retry_issues=[],
+            validated=False,
+            ran=False,
+            unmet=_unmet(classification, [], iset, active_zone),
         )
     own = enforce_rules(pass1, iset)
     issues = own.messages()
@@ -167,8 +181,8 @@ def review_pass1(
             proposed = enforce_rules(verdict.sequence, iset)
             issues = _merged(issues, proposed.messages())
             sequence = proposed.sequence
-    if classification is not None:
-        issues = _merged(issues, unmet_request(classification, sequence, iset, active_zone))
+    unmet = _unmet(classification, sequence, iset, active_zone)
+    issues = _merged(issues, unmet)
     retry_issues = list(issues)
     if validator_error is not None:
         issues = [*issues, validator_error]
@@ -179,6 +193,7 @@ def review_pass1(
         retry_issues=retry_issues,
         validated=not issues,
         ran=True,
+        unmet=unmet,
     )
 
 
@@ -205,10 +220,7 @@ def review_pass3(
     if regenerated is None or not regenerated.sequence:
         return Pass3Outcome(sequence=outcome.sequence, issues=outcome.issues, fixed=False)
     checked = enforce_rules(regenerated.sequence, iset)
-    unmet = (
-        [] if classification is None else unmet_request(classification, checked.sequence, iset, active_zone)
-    )
-    if checked.issues or unmet:
+    if checked.issues or _unmet(classification, checked.sequence, iset, active_zone):
         return Pass3Outcome(sequence=outcome.sequence, issues=outcome.issues, fixed=False)
     tagged = [f"{P3_TAG} {issue}" if issue in outcome.retry_issues else issue for issue in outcome.issues]
     return Pass3Outcome(sequence=checked.sequence, issues=tagged, fixed=True)

@@ -184,8 +184,6 @@ def interpret(
         pass3,
         classification=classification,
         creative=trace.creative,
-        iset=kit.iset,
-        active_zone=active_zone,
         notice=notice,
     )
     return result, trace

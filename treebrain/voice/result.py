@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict
 from treebrain.voice.classify import Classification
 from treebrain.voice.creative import CreativeAssignment
 from treebrain.voice.isa import InstructionSet
-from treebrain.voice.passes import Generation, Pass2Outcome, Pass3Outcome, unmet_request
+from treebrain.voice.passes import Generation, Pass2Outcome, Pass3Outcome
 from treebrain.voice.phrase_bank import PhraseMatch
 from treebrain.voice.steps import Step
 
@@ -112,8 +112,6 @@ def assemble_result(
     *,
     classification: Classification,
     creative: CreativeAssignment | None,
-    iset: InstructionSet,
-    active_zone: str | None = None,
     notice: str | None = None,
 ) -> InterpretResult:
     """The result after the passes; pass 3, when it fixed things, supplies sequence and tags.
@@ -125,7 +123,7 @@ def assemble_result(
     issues = pass3.issues if pass3 is not None else pass2.issues
     confidence = generation.confidence
     feedback = generation.user_feedback
-    unmet = unmet_request(classification, sequence, iset, active_zone)
+    unmet = [] if pass3 is not None and pass3.fixed else pass2.unmet
     if unmet:
         sequence = []
         confidence = min(confidence, IMPOSSIBLE_CONFIDENCE)
