@@ -91,9 +91,9 @@ class RemembersInvalidation(py_trees.behaviour.Behaviour):
     """A node that can show the status and feedback it had before a halt reset it to INVALID.
 
     A parent can halt a node later in the very tick that ticked it (a parallel finishing with
-    children still RUNNING, a timeout firing) and py_trees then shows INVALID. A recorder reads
-    statuses once after the tick, which costs far less than visiting every node during it, and takes
-    these for the nodes it finds reset. Only the two places where such a halt starts -- a parallel
+    children still RUNNING, a decorator giving up on a RUNNING child) and py_trees then shows
+    INVALID. A recorder reads statuses once after the tick, which costs far less than visiting every
+    node during it, and takes these for the nodes it finds reset. Only the two places where such a halt starts -- a parallel
     stopping its RUNNING children and a decorator stopping its RUNNING child -- call
     :func:`remember_before_halting`, so nothing is paid on the common path.
     """

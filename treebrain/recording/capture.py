@@ -121,8 +121,7 @@ _FEEDBACK_OF = attrgetter("feedback_message")
 
 def _restore_halted(nodes: list[Behaviour], statuses: list[Status], feedback: list[str]) -> None:
     """Nodes a parent reset to INVALID after ticking them show what they had before the halt."""
-    for position, status in enumerate(statuses):
-        node = nodes[position]
+    for position, (node, status) in enumerate(zip(nodes, statuses, strict=True)):
         if status is Status.INVALID and isinstance(node, RemembersInvalidation):
             statuses[position], feedback[position] = node.halted_status, node.halted_feedback
 

@@ -18,6 +18,7 @@ from treebrain.trees.scope import KeyScope
 from treebrain.yaml_source import YMap
 
 PACKAGED_IDIOMS = Path(__file__).resolve().parent.parent / "idioms"
+"""``file: "@idioms/x.yaml"`` names a subtree that ships with treebrain."""
 
 
 def resolve_tree_path(including_file: Path, target: str) -> Path:
