@@ -28,7 +28,7 @@ import yaml
 from py_trees.common import Status
 
 from benchmarks.rows import BenchRow, TickCpuMeter, median_ms
-from treebrain.behaviours.llm_service import choose_default_profile
+from treebrain.behaviours.llm.service import choose_default_profile
 from treebrain.cli.voice import outcome, run_command
 from treebrain.testing import TreeHarness
 from treebrain.trees import load_tree

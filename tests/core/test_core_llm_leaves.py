@@ -8,7 +8,7 @@ from typing import Any
 
 from py_trees.common import Status
 
-from treebrain.behaviours.llm_service import LLMService
+from treebrain.behaviours.llm.service import LLMService
 from treebrain.testing import TreeHarness
 
 SCHEMA = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+from importlib import metadata
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 from py_trees.common import Status
 
-from treebrain.behaviours import BehaviourRegistry, Leaf, register_builtin
+from treebrain.behaviours import BehaviourRegistry, Leaf, default_registry, register_builtin
+from treebrain.behaviours.registry import ENTRY_POINT_GROUP
 from treebrain.cli import main
 from treebrain.clock import FakeClock
 from treebrain.testing import TreeHarness
@@ -133,6 +135,19 @@ def test_cli_list_behaviours_json_has_ports_and_param_schemas(capsys):
     assert entries["add"]["outputs"]["result"]["schema"] == {"type": "number"}
     assert entries["retry"]["kind"] == "decorator"
     assert entries["sequence"]["kind"] == "composite"
+    assert {entries[name]["group"] for name in ("wait", "sequence", "rule.validate")} == {"core"}
+    assert entries["llm.generate"]["group"] == "llm"
+    assert entries["voice.compile"]["group"] == "voice"
+    assert entries["arm.execute"]["group"] == "arm"
+
+
+def test_cli_list_behaviours_groups_the_leaves_by_domain(capsys):
+    assert main(["list-behaviours"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    headers = [line for line in lines if not line.startswith(" ")]
+    assert headers == ["core:", "arm:", "kg:", "llm:", "tdl:", "voice:"]
+    voice = lines[lines.index("voice:") + 1 :]
+    assert voice and all(line.split()[0].startswith("voice.") for line in voice)
 
 
 class Beep(Leaf):
@@ -160,3 +175,32 @@ def test_plugins_register_through_entry_points():
     assert problems == ["plugin 'broken' (broken:register) failed to register: missing dependency"]
     harness = TreeHarness.from_yaml("version: 1\nroot: {type: plugin.beep}\n", registry=registry)
     assert harness.tick() == Status.SUCCESS
+    assert registry.groups()["beeper"] == ["plugin.beep"]
+
+
+def test_a_plugin_that_fails_half_way_leaves_nothing_registered():
+    def half(registry: BehaviourRegistry) -> None:
+        registry.register(Beep)
+        raise RuntimeError("second leaf failed to import")
+
+    registry = BehaviourRegistry()
+    problems = registry.load_entry_points(
+        [SimpleNamespace(name="half", value="half:register", load=lambda: half)]
+    )
+    assert problems == ["plugin 'half' (half:register) failed to register: second leaf failed to import"]
+    assert registry.get("plugin.beep") is None and registry.groups() == {}
+
+
+def test_the_pipelines_leaves_come_through_the_same_entry_points_as_a_plugin():
+    """No shortcut for our own domains: without the entry points, only the framework's leaves exist."""
+    framework = BehaviourRegistry()
+    register_builtin(framework)
+    assert set(framework.groups()) == {"core", "llm"}
+    installed = {entry.name: entry.value for entry in metadata.entry_points(group=ENTRY_POINT_GROUP)}
+    assert {name: installed.get(name) for name in ("arm", "kg", "tdl", "voice")} == {
+        domain: f"treebrain.behaviours.{domain}:register" for domain in ("arm", "kg", "tdl", "voice")
+    }
+    everything = default_registry()
+    for domain in ("arm", "kg", "tdl", "voice"):
+        names = everything.groups()[domain]
+        assert names and all(name.startswith(f"{domain}.") for name in names), domain

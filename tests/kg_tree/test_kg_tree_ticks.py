@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from treebrain.behaviours.kg_service import KitchenGraphService
+from treebrain.behaviours.kg.service import KitchenGraphService
 from treebrain.kg.config import KitchenConfig
 from treebrain.kg.extraction import extract_entities
 from treebrain.kg.graph import KitchenGraph

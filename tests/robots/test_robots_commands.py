@@ -2,7 +2,14 @@ from __future__ import annotations
 
 import pytest
 
-from treebrain.robots.commands import CommandError, GripperSet, MoveRelative, MoveTo, describe, parse_command
+from treebrain.robots.arm.commands import (
+    CommandError,
+    GripperSet,
+    MoveRelative,
+    MoveTo,
+    describe,
+    parse_command,
+)
 
 
 def test_parse_command_builds_the_typed_primitive() -> None:

@@ -1,19 +1,80 @@
 from __future__ import annotations
 
+from importlib import metadata
 from pathlib import Path
+from types import SimpleNamespace
+from unittest.mock import patch
 
 import pytest
 
 from treebrain.clock import FakeClock
 from treebrain.errors import InputError, Location
-from treebrain.robots.registry import build_driver, driver_types
-from treebrain.robots.sim_arm import SimArm
-from treebrain.robots.tcp_json import TcpJsonBridge
-from treebrain.robots.tcp_socket import TcpSocketClient
+from treebrain.robots.arm.drivers import register as arm_register
+from treebrain.robots.arm.limits import ArmLimits
+from treebrain.robots.arm.sim_arm import SimArm, SimArmParams
+from treebrain.robots.arm.tcp_json import TcpJsonBridge
+from treebrain.robots.arm.tcp_socket import TcpSocketClient
+from treebrain.robots.registry import (
+    ENTRY_POINT_GROUP,
+    DriverRegistry,
+    build_driver,
+    driver_problems,
+    driver_types,
+)
 
 
 def test_the_three_built_in_driver_types_are_registered() -> None:
     assert sorted(driver_types()) == ["sim_arm", "tcp_json", "tcp_socket"]
+    assert {kind.robot_kind for kind in driver_types().values()} == {"arm"}
+
+
+def test_the_arm_drivers_come_through_the_drivers_entry_point() -> None:
+    installed = {entry.name: entry.value for entry in metadata.entry_points(group=ENTRY_POINT_GROUP)}
+    assert installed["arm"] == "treebrain.robots.arm.drivers:register"
+
+
+def test_a_driver_of_another_kind_of_robot_is_refused(tmp_path: Path) -> None:
+    drivers = DriverRegistry()
+    drivers.register(
+        "sim_base",
+        robot_kind="mobile",
+        params_model=SimArmParams,
+        limits_model=ArmLimits,
+        make=lambda params, limits, ctx: SimArm(params, clock=ctx.clock, limits=limits),
+        description="a stand-in mobile base",
+    )
+    arm_register(drivers)
+    with patch("treebrain.robots.registry.default_drivers", return_value=drivers):
+        assert driver_problems("sim_base", {}, {}, robot_kind="mobile") == []
+        problems = driver_problems("sim_base", {}, {}, Location("gofa.yaml", 4, 3), robot_kind="arm")
+    assert [str(problem) for problem in problems] == [
+        "gofa.yaml:4:3: driver.type: 'sim_base' drives a mobile, but this tree needs an arm driver; "
+        "known: sim_arm, tcp_json, tcp_socket"
+    ]
+
+
+def test_a_broken_driver_plugin_is_a_problem_not_a_crash() -> None:
+    def broken(drivers: DriverRegistry) -> None:
+        raise ImportError("no module named 'robosuite'")
+
+    drivers = DriverRegistry()
+    entry = SimpleNamespace(name="manipulator", value="x:register", load=lambda: broken)
+    assert drivers.load_entry_points([entry]) == [
+        "driver plugin 'manipulator' (x:register) failed to register: no module named 'robosuite'"
+    ]
+    assert drivers.kinds() == {}
+
+
+def test_every_built_in_driver_keeps_the_contract(tmp_path: Path) -> None:
+    required = {"tcp_socket": {"port": 9}}
+    for type_name in driver_types():
+        params = required.get(type_name, {})
+        driver = build_driver(type_name, params, clock=FakeClock(), limits={}, base_dir=tmp_path)
+        for method in ("connect", "observe", "act", "poll", "stop", "close"):
+            assert callable(getattr(driver, method)), (type_name, method)
+        driver.connect()
+        assert driver.poll().state == "idle"
+        driver.close()
 
 
 def test_build_each_driver(tmp_path: Path) -> None:

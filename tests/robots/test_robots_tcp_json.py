@@ -6,10 +6,10 @@ from pathlib import Path
 import pytest
 
 from treebrain.clock import FakeClock
-from treebrain.robots.commands import GripperSet, MoveTo
+from treebrain.robots.arm.commands import GripperSet, MoveTo
+from treebrain.robots.arm.limits import ArmLimits, Pose
+from treebrain.robots.arm.tcp_json import TcpJsonBridge, TcpJsonParams
 from treebrain.robots.errors import ActionRefusedError, DriverError
-from treebrain.robots.limits import ArmLimits, Pose
-from treebrain.robots.tcp_json import TcpJsonBridge, TcpJsonParams
 
 
 def make_bridge(tmp_path: Path, **params: object) -> tuple[TcpJsonBridge, FakeClock]:
@@ -22,7 +22,7 @@ def make_bridge(tmp_path: Path, **params: object) -> tuple[TcpJsonBridge, FakeCl
 
 def test_each_command_replaces_the_file_with_a_numbered_message(tmp_path: Path) -> None:
     bridge, _ = make_bridge(tmp_path)
-    bridge.send(MoveTo(x_mm=300, y_mm=0, z_mm=200, place="bread"))
+    bridge.act(MoveTo(x_mm=300, y_mm=0, z_mm=200, place="bread"))
     assert json.loads((tmp_path / "tcp_commands.json").read_text()) == {
         "protocol": "treebrain.tcp_commands",
         "version": 1,
@@ -31,41 +31,41 @@ def test_each_command_replaces_the_file_with_a_numbered_message(tmp_path: Path) 
         "command": {"name": "move_to", "x_mm": 300.0, "y_mm": 0.0, "z_mm": 200.0, "place": "bread"},
     }
     assert bridge.poll().state == "done"
-    bridge.send(GripperSet(state="closed"))
+    bridge.act(GripperSet(state="closed"))
     assert json.loads((tmp_path / "tcp_commands.json").read_text())["seq"] == 2
     assert sorted(path.name for path in tmp_path.iterdir()) == ["tcp_commands.json"]
 
 
 def test_dwell_keeps_a_command_busy_on_the_clock(tmp_path: Path) -> None:
     bridge, clock = make_bridge(tmp_path, dwell_s=0.5)
-    bridge.send(GripperSet(state="closed"))
+    bridge.act(GripperSet(state="closed"))
     assert bridge.poll().state == "busy"
     with pytest.raises(DriverError, match="busy"):
-        bridge.send(GripperSet(state="open"))
+        bridge.act(GripperSet(state="open"))
     clock.advance(0.5)
     assert bridge.poll().state == "done"
-    assert bridge.scene().gripper == "closed"
+    assert bridge.observe().gripper == "closed"
 
 
 def test_acknowledgements_finish_or_fail_the_command(tmp_path: Path) -> None:
     bridge, _ = make_bridge(tmp_path, ack_path="ack.json")
-    bridge.send(MoveTo(x_mm=300, y_mm=0, z_mm=200))
+    bridge.act(MoveTo(x_mm=300, y_mm=0, z_mm=200))
     assert bridge.poll().state == "busy"
     (tmp_path / "ack.json").write_text('{"seq": 1, "sta')
     assert bridge.poll().state == "busy"
     (tmp_path / "ack.json").write_text('{"seq": 1, "state": "done"}')
     assert bridge.poll().state == "done"
-    assert bridge.scene().pose == Pose(x_mm=300, y_mm=0, z_mm=200)
-    bridge.send(MoveTo(x_mm=310, y_mm=0, z_mm=200))
+    assert bridge.observe().pose == Pose(x_mm=300, y_mm=0, z_mm=200)
+    bridge.act(MoveTo(x_mm=310, y_mm=0, z_mm=200))
     (tmp_path / "ack.json").write_text('{"seq": 2, "state": "failed", "message": "collision"}')
     status = bridge.poll()
     assert (status.state, status.message) == ("failed", "collision")
-    assert bridge.scene().pose == Pose(x_mm=300, y_mm=0, z_mm=200)
+    assert bridge.observe().pose == Pose(x_mm=300, y_mm=0, z_mm=200)
 
 
 def test_a_silent_bridge_times_out(tmp_path: Path) -> None:
     bridge, clock = make_bridge(tmp_path, ack_path="ack.json", ack_timeout_s=2)
-    bridge.send(GripperSet(state="closed"))
+    bridge.act(GripperSet(state="closed"))
     clock.advance(2.5)
     status = bridge.poll()
     assert status.state == "failed"
@@ -75,13 +75,13 @@ def test_a_silent_bridge_times_out(tmp_path: Path) -> None:
 def test_limits_are_checked_before_anything_is_written(tmp_path: Path) -> None:
     bridge, _ = make_bridge(tmp_path)
     with pytest.raises(ActionRefusedError, match="beyond the reach of 950 mm"):
-        bridge.send(MoveTo(x_mm=2000, y_mm=0, z_mm=0))
+        bridge.act(MoveTo(x_mm=2000, y_mm=0, z_mm=0))
     assert not (tmp_path / "tcp_commands.json").exists()
 
 
 def test_stop_writes_a_stop_message(tmp_path: Path) -> None:
     bridge, _ = make_bridge(tmp_path, dwell_s=5)
-    bridge.send(GripperSet(state="closed"))
+    bridge.act(GripperSet(state="closed"))
     bridge.stop()
     message = json.loads((tmp_path / "tcp_commands.json").read_text())
     assert (message["seq"], message["stop"], message["command"]) == (2, True, None)
@@ -92,5 +92,5 @@ def test_an_unwritable_path_is_a_clear_error(tmp_path: Path) -> None:
     (tmp_path / "blocker").write_text("a file, not a folder")
     bridge, _ = make_bridge(tmp_path, path="blocker/tcp_commands.json")
     with pytest.raises(DriverError, match="cannot write the command file"):
-        bridge.send(GripperSet(state="closed"))
+        bridge.act(GripperSet(state="closed"))
     assert bridge.poll().state == "failed"

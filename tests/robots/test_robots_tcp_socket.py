@@ -11,11 +11,11 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from treebrain.clock import FakeClock
-from treebrain.robots.commands import GripperSet, MoveTo
+from treebrain.robots.arm.commands import GripperSet, MoveTo
+from treebrain.robots.arm.limits import ArmLimits
+from treebrain.robots.arm.tcp_socket import TcpSocketClient, TcpSocketParams
 from treebrain.robots.driver import DriverStatus
 from treebrain.robots.errors import DriverError
-from treebrain.robots.limits import ArmLimits
-from treebrain.robots.tcp_socket import TcpSocketClient, TcpSocketParams
 
 Reply = Callable[[dict[str, object]], list[bytes]]
 
@@ -107,9 +107,9 @@ def test_commands_round_trip_as_json_lines(controller_factory: Callable[[Reply],
     controller = controller_factory(done_reply)
     clock = FakeClock()
     client = client_for(controller.port, clock)
-    client.send(MoveTo(x_mm=300, y_mm=0, z_mm=200, place="bread"))
+    client.act(MoveTo(x_mm=300, y_mm=0, z_mm=200, place="bread"))
     assert poll_until_finished(client, clock).state == "done"
-    client.send(GripperSet(state="closed"))
+    client.act(GripperSet(state="closed"))
     assert poll_until_finished(client, clock).state == "done"
     client.stop()
     client.close()
@@ -121,7 +121,7 @@ def test_commands_round_trip_as_json_lines(controller_factory: Callable[[Reply],
         },
         {"id": 2, "type": "command", "command": {"name": "gripper_set", "state": "closed"}},
     ]
-    assert client.scene().gripper == "closed"
+    assert client.observe().gripper == "closed"
 
 
 def test_a_failure_reported_by_the_controller(controller_factory: Callable[[Reply], FakeController]) -> None:
@@ -130,11 +130,11 @@ def test_a_failure_reported_by_the_controller(controller_factory: Callable[[Repl
     )
     clock = FakeClock()
     client = client_for(controller.port, clock)
-    client.send(GripperSet(state="closed"))
+    client.act(GripperSet(state="closed"))
     status = poll_until_finished(client, clock)
     client.close()
     assert (status.state, status.message) == ("failed", "E-stop")
-    assert client.scene().gripper == "open"
+    assert client.observe().gripper == "open"
 
 
 def test_a_silent_controller_times_out_on_the_clock(
@@ -143,7 +143,7 @@ def test_a_silent_controller_times_out_on_the_clock(
     controller = controller_factory(lambda m: [])
     clock = FakeClock()
     client = client_for(controller.port, clock, command_timeout_s=1.0)
-    client.send(GripperSet(state="closed"))
+    client.act(GripperSet(state="closed"))
     status = poll_until_finished(client, clock, advance_s=0.25)
     client.close()
     assert (
@@ -156,7 +156,7 @@ def test_a_controller_that_hangs_up(controller_factory: Callable[[Reply], FakeCo
     controller = controller_factory(lambda m: [b"CLOSE"])
     clock = FakeClock()
     client = client_for(controller.port, clock)
-    client.send(GripperSet(state="closed"))
+    client.act(GripperSet(state="closed"))
     status = poll_until_finished(client, clock)
     assert status.message == f"the controller at 127.0.0.1:{controller.port} closed the connection"
 
@@ -167,7 +167,7 @@ def test_garbage_from_the_controller_fails_the_command(
     controller = controller_factory(lambda m: [b"hello robot\n"])
     clock = FakeClock()
     client = client_for(controller.port, clock)
-    client.send(GripperSet(state="closed"))
+    client.act(GripperSet(state="closed"))
     status = poll_until_finished(client, clock)
     client.close()
     assert (
@@ -183,7 +183,7 @@ def test_an_unreachable_controller_is_a_clear_error() -> None:
     clock = FakeClock()
     client = client_for(port, clock)
     try:
-        client.send(GripperSet(state="closed"))
+        client.act(GripperSet(state="closed"))
     except DriverError as error:
         message = str(error)
     else:
@@ -194,5 +194,5 @@ def test_an_unreachable_controller_is_a_clear_error() -> None:
 def test_an_unresolvable_host_is_a_clear_error() -> None:
     client = client_for(9, FakeClock(), host="no-such-host.invalid")
     with pytest.raises(DriverError, match=r"cannot reach the controller at no-such-host.invalid:9"):
-        client.send(GripperSet(state="closed"))
+        client.act(GripperSet(state="closed"))
     assert client.poll().state == "failed"

@@ -2,10 +2,10 @@ from __future__ import annotations
 
 import pytest
 
-from treebrain.robots.commands import GripperSet, MoveRelative, MoveTo, SetSpeed, Wait
+from treebrain.robots.arm.commands import GripperSet, MoveRelative, MoveTo, SetSpeed, Wait
+from treebrain.robots.arm.limits import ArmLimits, Pose
+from treebrain.robots.arm.workcell import ArmScene, apply_command
 from treebrain.robots.errors import ActionRefusedError
-from treebrain.robots.limits import ArmLimits, Pose
-from treebrain.robots.workcell import ArmScene, apply_command
 
 LIMITS = ArmLimits(reach_mm=950, z_min_mm=-100, z_max_mm=1000, max_speed_mm_s=800, max_wait_s=10)
 

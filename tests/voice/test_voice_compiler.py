@@ -8,9 +8,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from treebrain.robots.commands import PRIMITIVE_MODELS, GripperSet, MoveRelative, MoveTo, SetSpeed, describe
-from treebrain.robots.limits import ArmLimits, Pose
-from treebrain.robots.workcell import ArmScene
+from treebrain.robots.arm.commands import (
+    PRIMITIVE_MODELS,
+    GripperSet,
+    MoveRelative,
+    MoveTo,
+    SetSpeed,
+    describe,
+)
+from treebrain.robots.arm.limits import ArmLimits, Pose
+from treebrain.robots.arm.workcell import ArmScene
 from treebrain.voice.compiler import CompiledProgram, CompileError, compile_sequence
 from treebrain.voice.isa import InstructionSet
 from treebrain.voice.isa_loader import load_instruction_set

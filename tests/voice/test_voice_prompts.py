@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from treebrain.errors import InputError
-from treebrain.robots.limits import Pose
-from treebrain.robots.workcell import ArmScene
+from treebrain.robots.arm.limits import Pose
+from treebrain.robots.arm.workcell import ArmScene
 from treebrain.voice.classify import Classification
 from treebrain.voice.creative import CreativeAssignment
 from treebrain.voice.isa_loader import load_instruction_set

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from treebrain.clock import FakeClock
+from treebrain.robots.arm.scene_text import render_scene
+from treebrain.robots.arm.sim_arm import SimArmParams
 from treebrain.robots.registry import build_driver
-from treebrain.robots.scene_text import render_scene
-from treebrain.robots.sim_arm import SimArmParams
 from treebrain.voice.compiler import CompileError, compile_sequence
 from treebrain.voice.kit import load_voice_kit
 from treebrain.voice.steps import Step
@@ -36,16 +36,16 @@ def test_a_compiled_sandwich_runs_tick_by_tick_on_the_sim_arm(tmp_path: Path) ->
     clock = FakeClock()
     arm = build_driver("sim_arm", {}, clock=clock, limits={}, base_dir=tmp_path)
     program = compile_sequence(
-        sandwich("assembly_right", "bread", "meat", "bread"), KIT.iset, scene=arm.scene()
+        sandwich("assembly_right", "bread", "meat", "bread"), KIT.iset, scene=arm.observe()
     )
     ticks = 0
     for command in program.commands:
-        arm.send(command)
+        arm.act(command)
         while not arm.poll().finished:
             clock.advance(0.05)
             ticks += 1
         assert arm.poll().state == "done"
-    scene = arm.scene()
+    scene = arm.observe()
     assert scene.zones == program.final_scene.zones
     assert (
         scene.stacks
@@ -74,4 +74,4 @@ def test_the_drivers_scene_makes_the_compiler_refuse_what_the_arm_would(tmp_path
         CompileError,
         match="sequence:4: add_layer\\(item=bread\\): cannot pick bread: the bread stack is empty",
     ):
-        compile_sequence(sandwich("assembly_left", "bread", "cheese", "bread"), KIT.iset, scene=arm.scene())
+        compile_sequence(sandwich("assembly_left", "bread", "cheese", "bread"), KIT.iset, scene=arm.observe())

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from py_trees.common import Status
 
-from treebrain.behaviours.llm_service import choose_default_profile
+from treebrain.behaviours.llm.service import choose_default_profile
 from treebrain.cli.voice import SuiteAnswers, install_provider
 from treebrain.testing import TreeHarness
 from treebrain.voice.kit import load_voice_kit

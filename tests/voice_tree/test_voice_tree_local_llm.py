@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING, Any
 import pytest
 import yaml
 
-from treebrain.behaviours.llm_service import choose_default_profile
+from treebrain.behaviours.llm.service import choose_default_profile
 from treebrain.cli import main
 from treebrain.cli.voice import outcome, run_command
-from treebrain.robots.commands import parse_command
-from treebrain.robots.limits import ArmLimits, Pose, check_command, next_pose
+from treebrain.robots.arm.commands import parse_command
+from treebrain.robots.arm.limits import ArmLimits, Pose, check_command, next_pose
 from treebrain.trees import load_tree
 from treebrain.voice.kit import load_voice_kit
 

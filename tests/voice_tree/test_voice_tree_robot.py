@@ -12,9 +12,9 @@ import pytest
 import yaml
 from py_trees.common import Status
 
-from treebrain.behaviours.llm_service import choose_default_profile
+from treebrain.behaviours.llm.service import choose_default_profile
 from treebrain.errors import InputError
-from treebrain.robots.scene_text import render_scene
+from treebrain.robots.arm.scene_text import render_scene
 from treebrain.testing import TreeHarness
 from treebrain.trees import validate_file
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from py_trees.common import Status
 
-from treebrain.behaviours.arm_leaves import ArmService
+from treebrain.behaviours.arm.service import ArmService
 
 if TYPE_CHECKING:
     from tests.voice_tree.conftest import VoiceTree
@@ -94,7 +94,7 @@ def test_halting_mid_motion_sends_stop_to_the_arm(voice: VoiceTree) -> None:
     assert sent[-1] == {"stop": True, "executed": 0}
     driver = harness.tree.context.service(ArmService).driver
     assert driver.poll().state == "stopped"
-    assert driver.scene().held is None and driver.scene().pose.z_mm < 450
+    assert driver.observe().held is None and driver.observe().pose.z_mm < 450
 
 
 def low_confidence(voice: VoiceTree) -> str:

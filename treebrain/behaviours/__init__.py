@@ -1,28 +1,29 @@
-"""Reusable leaves and the base classes, ports and registry that define what a leaf is."""
+"""The framework's leaves and what defines a leaf: base classes, ports, the registry, the context.
 
-import importlib
-import pkgutil
+Each pipeline's leaves live in a sub-package of their own (``voice``, ``kg``, ``tdl``, ``arm``) and
+reach the registry through the ``treebrain.behaviours`` entry points, exactly as a plugin's do.
+"""
 
+from treebrain.behaviours import idioms, llm
 from treebrain.behaviours.base import AsyncAction, Leaf, NodeSetup, NoParams, Params
 from treebrain.behaviours.builtin import BUILTIN_BEHAVIOURS
 from treebrain.behaviours.context import RobotSettings, TreeContext
 from treebrain.behaviours.ports import MissingInput, Port
-from treebrain.behaviours.registry import BehaviourRegistry
+from treebrain.behaviours.registry import CORE_GROUP, BehaviourRegistry
 
 
 def register_builtin(registry: BehaviourRegistry) -> None:
-    """Register every leaf that ships with treebrain: the built-ins, then the ``BEHAVIOURS`` of
-    every ``treebrain.behaviours.*_leaves`` module (one per domain, found by name so adding a
-    domain touches no shared file)."""
-    registry.register_all(BUILTIN_BEHAVIOURS)
-    for module in sorted(
-        info.name for info in pkgutil.iter_modules(__path__) if info.name.endswith("_leaves")
-    ):
-        registry.register_all(importlib.import_module(f"{__name__}.{module}").BEHAVIOURS)
+    """Register the framework's own leaves: the built-ins and idiom leaves (``core``) and the LLM
+    leaves (``llm``). Pipelines' leaves come with :meth:`BehaviourRegistry.load_entry_points`."""
+    with registry.registering(CORE_GROUP):
+        registry.register_all((*BUILTIN_BEHAVIOURS, *idioms.BEHAVIOURS))
+    with registry.registering("llm"):
+        llm.register(registry)
 
 
 def default_registry() -> BehaviourRegistry:
-    """A registry with the built-in leaves and every installed plugin's leaves."""
+    """A registry with the framework's leaves and every installed package's (treebrain's pipelines
+    and plugins)."""
     registry = BehaviourRegistry()
     register_builtin(registry)
     registry.load_entry_points()

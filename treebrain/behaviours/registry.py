@@ -1,19 +1,25 @@
 """The registry of leaf types by dotted name, extensible through the ``treebrain.behaviours``
 entry-point group: a package lists ``name = "module:register"`` where ``register(registry)`` adds
-its leaves, and they become usable in any tree file.
+its leaves, and they become usable in any tree file. treebrain's own domains (``voice``, ``kg``,
+``tdl``, ``arm``) are registered the same way, so a plugin is no second-class citizen.
+
+Every leaf remembers the group that registered it (the entry point's name, or ``core`` and ``llm``
+for the framework's own), which is how ``treebrain list-behaviours`` groups them.
 """
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from importlib import metadata
 from typing import Any
 
 from treebrain.behaviours.base import Leaf
 
 ENTRY_POINT_GROUP = "treebrain.behaviours"
+CORE_GROUP = "core"
 _LOG = logging.getLogger("treebrain.registry")
 
 
@@ -26,6 +32,23 @@ class BehaviourRegistry:
 
     def __init__(self) -> None:
         self._classes: dict[str, type[Leaf]] = {}
+        self._groups: dict[str, str] = {}
+        self._group = CORE_GROUP
+
+    @contextlib.contextmanager
+    def registering(self, group: str) -> Iterator[None]:
+        """Leaves registered inside belong to `group`; if the block raises, none of them stays."""
+        outer, before = self._group, set(self._classes)
+        self._group = group
+        try:
+            yield
+        except BaseException:
+            for name in set(self._classes) - before:
+                del self._classes[name]
+                del self._groups[name]
+            raise
+        finally:
+            self._group = outer
 
     def register(self, cls: type[Leaf], name: str | None = None) -> type[Leaf]:
         registered = name or cls.type_name
@@ -35,6 +58,7 @@ class BehaviourRegistry:
         if existing is not None and existing is not cls:
             raise RegistryError(f"'{registered}' is already registered to {existing.__qualname__}")
         self._classes[registered] = cls
+        self._groups.setdefault(registered, self._group)
         return cls
 
     def register_all(self, classes: Iterable[type[Leaf]]) -> None:
@@ -46,6 +70,13 @@ class BehaviourRegistry:
 
     def names(self) -> list[str]:
         return sorted(self._classes)
+
+    def groups(self) -> dict[str, list[str]]:
+        """Registered names by group, both sorted."""
+        grouped: dict[str, list[str]] = {}
+        for name in self.names():
+            grouped.setdefault(self._groups[name], []).append(name)
+        return dict(sorted(grouped.items()))
 
     def suggest(self, name: str, extra: Iterable[str] = ()) -> str | None:
         """The closest known name, for did-you-mean messages."""
@@ -59,7 +90,8 @@ class BehaviourRegistry:
         for entry_point in found:
             try:
                 register: Callable[[BehaviourRegistry], None] = entry_point.load()
-                register(self)
+                with self.registering(entry_point.name):
+                    register(self)
             except Exception as error:
                 problem = f"plugin '{entry_point.name}' ({entry_point.value}) failed to register: {error}"
                 _LOG.warning(problem)

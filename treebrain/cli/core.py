@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.live import Live
 from rich.text import Text
 
+from treebrain.behaviours.registry import CORE_GROUP, BehaviourRegistry
 from treebrain.cli.common import EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, print_problems
 from treebrain.cli.record import RunSession, add_run_options
 from treebrain.errors import InputError
@@ -107,27 +108,15 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def describe_behaviours() -> list[dict[str, Any]]:
-    """Every node type with its ports and params as JSON Schema (for tools and docs)."""
+    """Every node type with its ports and params as JSON Schema (for tools and docs), by group: the
+    framework's (``core``, composites and decorators included, and ``llm``), then each domain's."""
     registry = shared_registry()
     described: list[dict[str, Any]] = []
-    for name in registry.names():
-        leaf = registry.get(name)
-        assert leaf is not None
-        described.append(
-            {
-                "name": name,
-                "kind": "leaf",
-                "summary": leaf.summary(),
-                "params": leaf.Params.model_json_schema(),
-                "inputs": {port: spec.schema() for port, spec in leaf.inputs.items()},
-                "outputs": {port: spec.schema() for port, spec in leaf.outputs.items()},
-                "variadic_inputs": leaf.variadic_inputs,
-            }
-        )
     for kind in STRUCTURAL_KINDS.values():
         described.append(
             {
                 "name": kind.name,
+                "group": CORE_GROUP,
                 "kind": "composite" if kind.arity == "many" else "decorator",
                 "summary": kind.summary,
                 "params": kind.options.model_json_schema(),
@@ -135,7 +124,24 @@ def describe_behaviours() -> list[dict[str, Any]]:
                 "outputs": {},
             }
         )
+    for group, names in sorted(registry.groups().items(), key=lambda item: item[0] != CORE_GROUP):
+        described.extend(_describe_leaf(registry, group, name) for name in names)
     return described
+
+
+def _describe_leaf(registry: BehaviourRegistry, group: str, name: str) -> dict[str, Any]:
+    leaf = registry.get(name)
+    assert leaf is not None
+    return {
+        "name": name,
+        "group": group,
+        "kind": "leaf",
+        "summary": leaf.summary(),
+        "params": leaf.Params.model_json_schema(),
+        "inputs": {port: spec.schema() for port, spec in leaf.inputs.items()},
+        "outputs": {port: spec.schema() for port, spec in leaf.outputs.items()},
+        "variadic_inputs": leaf.variadic_inputs,
+    }
 
 
 def cmd_list_behaviours(args: argparse.Namespace) -> int:
@@ -143,11 +149,17 @@ def cmd_list_behaviours(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(described, indent=2))
         return EXIT_OK
+    groups: dict[str, list[dict[str, Any]]] = {}
     for entry in described:
-        ports = ", ".join([*(f"in:{p}" for p in entry["inputs"]), *(f"out:{p}" for p in entry["outputs"])])
-        print(
-            f"{entry['name']:<22} {entry['kind']:<10} {entry['summary']}" + (f"  [{ports}]" if ports else "")
-        )
+        groups.setdefault(entry["group"], []).append(entry)
+    for group, entries in groups.items():
+        print(f"{group}:")
+        for entry in entries:
+            ports = ", ".join(
+                [*(f"in:{p}" for p in entry["inputs"]), *(f"out:{p}" for p in entry["outputs"])]
+            )
+            line = f"  {entry['name']:<22} {entry['kind']:<10} {entry['summary']}"
+            print(line + (f"  [{ports}]" if ports else ""))
     return EXIT_OK
 
 

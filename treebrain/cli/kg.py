@@ -21,8 +21,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from treebrain.behaviours.context import RobotSettings
-from treebrain.behaviours.kg_service import KitchenGraphService, KitchenProviders, kitchen_paths
-from treebrain.behaviours.llm_service import LLMService, choose_default_profile, robot_llm_section
+from treebrain.behaviours.kg.service import KitchenGraphService, kitchen_paths
+from treebrain.behaviours.llm.service import LLMService, choose_default_profile, robot_llm_section
 from treebrain.cli.common import EXIT_FAILURE, EXIT_OK
 from treebrain.errors import InputError
 from treebrain.files import atomic_write_json
@@ -34,6 +34,7 @@ from treebrain.kg.models import FoodView, Narration
 from treebrain.kg.narrations import read_narrations
 from treebrain.kg.pipeline import NarrationOutcome
 from treebrain.kg.queries import find_foods, food_table, history_of
+from treebrain.kg.scripted import KitchenProviders
 from treebrain.trees import compile_file, load_tree
 
 DEFAULT_ROBOT = Path("config/robots/kitchen.yaml")

@@ -18,16 +18,16 @@ from typing import Any
 
 from py_trees.common import Status
 
-from treebrain.behaviours.llm_service import LLMService, choose_default_profile, robot_llm_section
-from treebrain.behaviours.voice_kit import VoiceKitService
+from treebrain.behaviours.llm.service import LLMService, choose_default_profile, robot_llm_section
+from treebrain.behaviours.voice.kit import VoiceKitService
 from treebrain.blackboard import Blackboard
 from treebrain.cli.common import EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK
 from treebrain.cli.record import RunSession, TickCallback, add_run_options
 from treebrain.errors import InputError
 from treebrain.llm import CallContext, LLMError, LLMErrorKind, LLMRequest, LLMResponse
 from treebrain.llm.providers.base import Answer, Pricing, build_response
-from treebrain.robots.commands import describe, parse_command
-from treebrain.robots.scene_text import render_scene
+from treebrain.robots.arm.commands import describe, parse_command
+from treebrain.robots.arm.scene_text import render_scene
 from treebrain.trees import TreebrainTree, load_tree
 from treebrain.trees.runner import Runner, RunStats
 from treebrain.voice.evaluation import (

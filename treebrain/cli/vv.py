@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from treebrain.behaviours.llm_service import LLMService, choose_default_profile
+from treebrain.behaviours.llm.service import LLMService, choose_default_profile
 from treebrain.cli.common import EXIT_FAILURE, EXIT_OK
 from treebrain.errors import InputError
 from treebrain.tdl.ablation import ablation

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from treebrain.behaviours.context import TreeContext
-from treebrain.behaviours.llm_service import LLMService
+from treebrain.behaviours.llm.service import LLMService
 from treebrain.llm import (
     Budget,
     CallContext,

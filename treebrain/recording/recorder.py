@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from treebrain.behaviours.context import TreeContext
-from treebrain.behaviours.llm_service import LLMService, robot_llm_section
+from treebrain.behaviours.llm.service import LLMService, robot_llm_section
 from treebrain.errors import InputError
 from treebrain.llm import Budget, LLMCall, LLMRequest, LLMSection, RetryPolicy, request_hash
 from treebrain.llm.types import canonical_request

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from treebrain.behaviours import BehaviourRegistry
-from treebrain.behaviours.llm_service import LLMService, robot_llm_section
+from treebrain.behaviours.llm.service import LLMService, robot_llm_section
 from treebrain.clock import FakeClock
 from treebrain.errors import InputError
 from treebrain.llm import default_section

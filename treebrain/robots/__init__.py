@@ -1,1 +1,2 @@
-"""Arm drivers: the five primitives, the robot's limits, the cell model, and drivers by type name."""
+"""Robot drivers: the contract every driver keeps, drivers by type name, and one sub-package per
+kind of robot (``arm/``)."""

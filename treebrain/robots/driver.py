@@ -1,19 +1,22 @@
-"""What an arm driver promises a stateful action: send one primitive, poll it each tick, stop at once.
+"""The contract every driver keeps, whatever the robot: connect, observe, act, poll, stop, close.
 
-A behaviour tree ticks far faster than an arm moves, so no driver method may block: ``send`` starts a
-command (or refuses it with :class:`DriverError`), ``poll`` reports progress without waiting, and
-``stop`` halts motion when the tree halts the executing leaf.
+A behaviour tree ticks far faster than a robot moves, so no driver method may block: ``connect``
+starts reaching the robot, ``act`` starts one command (or refuses it with
+:class:`~treebrain.robots.errors.DriverError`), ``poll`` reports progress without waiting, ``stop``
+halts motion when the tree halts the leaf that acts, and ``close`` releases what the driver holds.
+Each kind of robot (``arm/``, later a manipulator and a mobile base) fixes the command and
+observation types; leaves are written against its kind, drivers against this contract.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, Protocol
-
-from treebrain.robots.commands import ArmCommand
-from treebrain.robots.workcell import ArmScene
+from typing import Literal, Protocol, TypeVar
 
 DriverState = Literal["idle", "busy", "done", "failed", "stopped"]
+
+CommandT_contra = TypeVar("CommandT_contra", contravariant=True)
+ObservationT_co = TypeVar("ObservationT_co", covariant=True)
 
 
 @dataclass(frozen=True)
@@ -29,10 +32,18 @@ class DriverStatus:
         return self.state in ("done", "failed", "stopped")
 
 
-class ArmDriver(Protocol):
-    """The interface every arm driver implements (sim, JSON file bridge, TCP controller)."""
+class Driver(Protocol[CommandT_contra, ObservationT_co]):
+    """What every driver implements; a kind of robot names its command and observation types."""
 
-    def send(self, command: ArmCommand) -> None:
+    def connect(self) -> None:
+        """Start reaching the robot without waiting; a robot out of reach shows in the next act or poll."""
+        ...
+
+    def observe(self) -> ObservationT_co:
+        """What the driver knows of the robot and its surroundings now."""
+        ...
+
+    def act(self, command: CommandT_contra) -> None:
         """Start `command`; raises DriverError when it is refused (limits, impossible, busy)."""
         ...
 
@@ -42,10 +53,6 @@ class ArmDriver(Protocol):
 
     def stop(self) -> None:
         """Halt any motion now; the next poll reports ``stopped``."""
-        ...
-
-    def scene(self) -> ArmScene:
-        """What the driver knows of the cell: tool pose, gripper, stacks and assembly zones."""
         ...
 
     def close(self) -> None:

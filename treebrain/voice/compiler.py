@@ -2,9 +2,9 @@
 
 All or nothing: every step is checked first (name, parameters, values), then the program is
 expanded while dry-running each primitive through the cell model the simulated arm uses
-(:func:`treebrain.robots.workcell.apply_command`), so an empty stack, a drop in free space or a
+(:func:`treebrain.robots.arm.workcell.apply_command`), so an empty stack, a drop in free space or a
 point out of reach is a compile error and nothing is produced. The only things that can come out
-are the arm's five primitives, re-validated by :func:`treebrain.robots.commands.parse_command`.
+are the arm's five primitives, re-validated by :func:`treebrain.robots.arm.commands.parse_command`.
 
 Errors are :class:`CompileError` (an :class:`InputError`) located as ``sequence:N`` for step N.
 """
@@ -17,10 +17,10 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from treebrain.errors import InputError, Location, Problem
-from treebrain.robots.commands import ArmCommand, CommandError, parse_command
+from treebrain.robots.arm.commands import ArmCommand, CommandError, parse_command
+from treebrain.robots.arm.limits import ArmLimits, Pose
+from treebrain.robots.arm.workcell import ArmScene, apply_command
 from treebrain.robots.errors import ActionRefusedError
-from treebrain.robots.limits import ArmLimits, Pose
-from treebrain.robots.workcell import ArmScene, apply_command
 from treebrain.voice.isa import LOOP_NAME, PLACEHOLDER, ExpansionStep, InstructionSet
 from treebrain.voice.params import bound_params, step_problems
 from treebrain.voice.steps import ParamValue, Step

@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from treebrain.files import atomic_write_json, atomic_write_text
-from treebrain.robots.workcell import ArmScene
+from treebrain.robots.arm.workcell import ArmScene
 from treebrain.voice.compiler import CompileError, compile_sequence
 from treebrain.voice.creative import axis_violations
 from treebrain.voice.kit import VoiceKit

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from treebrain.documents import Document, PathPart, read_document
-from treebrain.robots.commands import DIRECTIONS, PRIMITIVE_MODELS
+from treebrain.robots.arm.commands import DIRECTIONS, PRIMITIVE_MODELS
 from treebrain.voice.isa import (
     CONTEXT_NAMES,
     LOOP_NAME,

@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field
 from treebrain.documents import Document
 from treebrain.errors import InputError
 from treebrain.files import atomic_write_bytes, atomic_write_json, file_lock
-from treebrain.robots.commands import PRIMITIVE_MODELS
+from treebrain.robots.arm.commands import PRIMITIVE_MODELS
 from treebrain.voice.compiler import CompileError, compile_sequence
 from treebrain.voice.isa import InstructionSet
 from treebrain.voice.isa_loader import check_instruction_set

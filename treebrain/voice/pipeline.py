@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from treebrain.robots.workcell import ArmScene
+from treebrain.robots.arm.workcell import ArmScene
 from treebrain.voice.classify import Classification
 from treebrain.voice.command_input import prepare_command
 from treebrain.voice.creative import CreativeAssignment, draw_axes

@@ -16,7 +16,7 @@ import jinja2
 from pydantic import BaseModel, ConfigDict, Field
 
 from treebrain.errors import InputError
-from treebrain.robots.workcell import ArmScene
+from treebrain.robots.arm.workcell import ArmScene
 from treebrain.voice.classify import Classification
 from treebrain.voice.creative import CreativeAssignment
 from treebrain.voice.isa import InstructionSet

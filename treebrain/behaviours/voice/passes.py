@@ -11,7 +11,7 @@ from typing import ClassVar
 from py_trees.common import Status
 
 from treebrain.behaviours.ports import Port
-from treebrain.behaviours.voice_kit import RESULT, RESULT_DOC, VoiceLeaf
+from treebrain.behaviours.voice.kit import RESULT, RESULT_DOC, VoiceLeaf
 from treebrain.voice.classify import Classification
 from treebrain.voice.passes import (
     Generation,

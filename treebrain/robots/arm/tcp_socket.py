@@ -22,12 +22,12 @@ from typing import Any
 from pydantic import Field
 
 from treebrain.clock import Clock
-from treebrain.robots.commands import ArmCommand
+from treebrain.robots.arm.commands import ArmCommand
+from treebrain.robots.arm.forwarding import ForwardedCommands, ForwardingParams
+from treebrain.robots.arm.limits import ArmLimits
+from treebrain.robots.arm.workcell import ArmScene
 from treebrain.robots.driver import DriverStatus
 from treebrain.robots.errors import DriverError
-from treebrain.robots.forwarding import ForwardedCommands, ForwardingParams
-from treebrain.robots.limits import ArmLimits
-from treebrain.robots.workcell import ArmScene
 
 _CONNECT_PENDING = {0, errno.EINPROGRESS, errno.EWOULDBLOCK, errno.EALREADY}
 
@@ -42,7 +42,7 @@ class TcpSocketParams(ForwardingParams):
 
 
 class TcpSocketClient:
-    """Implements :class:`treebrain.robots.driver.ArmDriver` over one TCP connection."""
+    """An :class:`~treebrain.robots.arm.driver.ArmDriver` over one TCP connection."""
 
     def __init__(self, params: TcpSocketParams, *, clock: Clock, limits: ArmLimits) -> None:
         self._params = params
@@ -57,7 +57,13 @@ class TcpSocketClient:
     def address(self) -> str:
         return f"{self._params.host}:{self._params.port}"
 
-    def send(self, command: ArmCommand) -> None:
+    def connect(self) -> None:
+        """Start connecting now so the first command need not wait; an unreachable controller is
+        reported by the first :meth:`act`, which tries again."""
+        with contextlib.suppress(DriverError):
+            self._open()
+
+    def act(self, command: ArmCommand) -> None:
         self.poll()
         flight = self._commands.begin(command)
         try:
@@ -85,7 +91,7 @@ class TcpSocketClient:
             self._pump()
         self._commands.stopped()
 
-    def scene(self) -> ArmScene:
+    def observe(self) -> ArmScene:
         return self._commands.scene()
 
     def close(self) -> None:

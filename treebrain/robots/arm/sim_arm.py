@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from treebrain.clock import Clock
-from treebrain.robots.commands import ArmCommand, GripperSet, MoveRelative, MoveTo, Wait, describe
+from treebrain.robots.arm.commands import ArmCommand, GripperSet, MoveRelative, MoveTo, Wait, describe
+from treebrain.robots.arm.limits import ArmLimits, Pose
+from treebrain.robots.arm.workcell import ArmScene, apply_command
 from treebrain.robots.driver import DriverStatus
 from treebrain.robots.errors import DriverError
-from treebrain.robots.limits import ArmLimits, Pose
-from treebrain.robots.workcell import ArmScene, apply_command
 
 
 class SimArmParams(BaseModel):
@@ -65,7 +65,7 @@ class _Motion:
 
 
 class SimArm:
-    """The simulated GoFa; implements :class:`treebrain.robots.driver.ArmDriver`."""
+    """The simulated GoFa; an :class:`~treebrain.robots.arm.driver.ArmDriver`."""
 
     def __init__(self, params: SimArmParams, *, clock: Clock, limits: ArmLimits) -> None:
         self._params = params
@@ -75,7 +75,10 @@ class SimArm:
         self._motion: _Motion | None = None
         self._status = DriverStatus("idle")
 
-    def send(self, command: ArmCommand) -> None:
+    def connect(self) -> None:
+        """The simulation runs in this process: there is nothing to reach."""
+
+    def act(self, command: ArmCommand) -> None:
         self._settle()
         if self._motion is not None:
             raise DriverError(
@@ -117,7 +120,7 @@ class SimArm:
         self._motion = None
         self._status = DriverStatus("stopped", f"stopped at {share:.0%}", describe(motion.command))
 
-    def scene(self) -> ArmScene:
+    def observe(self) -> ArmScene:
         self._settle()
         return self._scene.model_copy(deep=True)
 

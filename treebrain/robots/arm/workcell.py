@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from treebrain.robots.commands import ArmCommand, GripperSet, GripperState, MoveRelative, MoveTo, SetSpeed
+from treebrain.robots.arm.commands import ArmCommand, GripperSet, GripperState, MoveRelative, MoveTo, SetSpeed
+from treebrain.robots.arm.limits import ArmLimits, Pose, check_command, next_pose
 from treebrain.robots.errors import ActionRefusedError
-from treebrain.robots.limits import ArmLimits, Pose, check_command, next_pose
 
 
 class ArmScene(BaseModel):

@@ -19,7 +19,7 @@ from py_trees.common import Status
 from pydantic import Field, ValidationError, model_validator
 
 from treebrain.behaviours.base import AsyncAction, CheckEnv, NodeSetup, Params
-from treebrain.behaviours.llm_service import LLMService, check_profile
+from treebrain.behaviours.llm.service import LLMService, check_profile
 from treebrain.behaviours.ports import Port
 from treebrain.llm import (
     Budget,

@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from pydantic import BaseModel, ConfigDict, Field
 
 from treebrain.clock import Clock
-from treebrain.robots.commands import ArmCommand, describe
+from treebrain.robots.arm.commands import ArmCommand, describe
+from treebrain.robots.arm.limits import ArmLimits, Pose
+from treebrain.robots.arm.workcell import ArmScene, apply_command
 from treebrain.robots.driver import DriverState, DriverStatus
 from treebrain.robots.errors import DriverError
-from treebrain.robots.limits import ArmLimits, Pose
-from treebrain.robots.workcell import ArmScene, apply_command
 
 
 class ForwardingParams(BaseModel):

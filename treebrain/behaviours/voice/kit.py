@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from treebrain.behaviours import arm_leaves  # noqa: F401  (registers the ArmScene type voice leaves use)
 from treebrain.behaviours.base import Leaf
 from treebrain.behaviours.context import TreeContext
-from treebrain.behaviours.llm_service import LLMService
+from treebrain.behaviours.llm.service import LLMService
 from treebrain.blackboard import register_type
+from treebrain.robots.arm.workcell import ArmScene
 from treebrain.voice.classify import Classification
 from treebrain.voice.creative import CreativeAssignment
 from treebrain.voice.isa import InstructionSet
@@ -84,6 +84,7 @@ for _name, _model in (
     ("VoicePass3", Pass3Outcome),
     ("VoiceTrace", Trace),
     ("VoiceInstructionSet", InstructionSet),
+    ("ArmScene", ArmScene),  # the cell the compiler plans in; the arm leaves register it too
 ):
     register_type(_name, _model)
 

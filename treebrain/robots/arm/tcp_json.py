@@ -19,12 +19,12 @@ from pydantic import Field
 
 from treebrain.clock import Clock
 from treebrain.files import atomic_write_json
-from treebrain.robots.commands import ArmCommand
+from treebrain.robots.arm.commands import ArmCommand
+from treebrain.robots.arm.forwarding import ForwardedCommands, ForwardingParams
+from treebrain.robots.arm.limits import ArmLimits
+from treebrain.robots.arm.workcell import ArmScene
 from treebrain.robots.driver import DriverStatus
 from treebrain.robots.errors import DriverError
-from treebrain.robots.forwarding import ForwardedCommands, ForwardingParams
-from treebrain.robots.limits import ArmLimits
-from treebrain.robots.workcell import ArmScene
 
 PROTOCOL = "treebrain.tcp_commands"
 
@@ -39,7 +39,7 @@ class TcpJsonParams(ForwardingParams):
 
 
 class TcpJsonBridge:
-    """Implements :class:`treebrain.robots.driver.ArmDriver` over a command file."""
+    """An :class:`~treebrain.robots.arm.driver.ArmDriver` over a command file."""
 
     def __init__(self, params: TcpJsonParams, *, clock: Clock, limits: ArmLimits, base_dir: Path) -> None:
         self._params = params
@@ -47,7 +47,10 @@ class TcpJsonBridge:
         self.ack_path = None if params.ack_path is None else base_dir / params.ack_path
         self._commands = ForwardedCommands("tcp_json", params, clock=clock, limits=limits)
 
-    def send(self, command: ArmCommand) -> None:
+    def connect(self) -> None:
+        """Nothing to open: each command is a file written when it is sent."""
+
+    def act(self, command: ArmCommand) -> None:
         self.poll()
         flight = self._commands.begin(command)
         try:
@@ -81,7 +84,7 @@ class TcpJsonBridge:
         finally:
             self._commands.stopped()
 
-    def scene(self) -> ArmScene:
+    def observe(self) -> ArmScene:
         return self._commands.scene()
 
     def close(self) -> None:

@@ -1,66 +1,24 @@
-"""Arm leaves: look at the cell (``arm.scene``) and execute primitives on the robot's driver
-(``arm.execute``), one primitive per tick, with ``stop`` sent whenever the action is halted.
-
-The driver is a per-tree service built from the robot file's ``driver:`` and ``limits:`` sections,
-so every arm leaf of a tree talks to the same arm and the driver is closed with the tree.
+"""Arm leaves: look at the cell (``arm.scene``) and execute primitives on the tree's arm
+(``arm.execute``, :class:`~treebrain.behaviours.arm.service.ArmService`), one primitive per tick,
+with ``stop`` sent whenever the action is halted.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 from py_trees.common import Status
 from pydantic import BaseModel
 
+from treebrain.behaviours.arm.service import ArmService, check_driver
 from treebrain.behaviours.base import AsyncAction, CheckEnv, Leaf, NodeSetup
-from treebrain.behaviours.context import RobotSettings, TreeContext
 from treebrain.behaviours.ports import Port
 from treebrain.blackboard import register_type
-from treebrain.errors import InputError, Location
-from treebrain.robots.commands import ArmCommand, CommandError, describe, parse_command
-from treebrain.robots.driver import ArmDriver
+from treebrain.errors import InputError
+from treebrain.robots.arm.commands import ArmCommand, CommandError, describe, parse_command
+from treebrain.robots.arm.drivers import ArmDriver
+from treebrain.robots.arm.workcell import ArmScene
 from treebrain.robots.errors import DriverError
-from treebrain.robots.registry import build_driver, driver_problems
-from treebrain.robots.workcell import ArmScene
 
 register_type("ArmScene", ArmScene)
-
-
-def _driver_section(robot: RobotSettings) -> tuple[str, dict[str, Any]]:
-    section = robot.driver
-    return str(section.get("type", "")), dict(section.get("params") or {})
-
-
-def check_driver(robot: RobotSettings) -> list[str]:
-    """Load-time problems of the robot file's driver and limits, for leaves that use the arm."""
-    if not robot.driver:
-        return ["the robot file has no 'driver:' section for the arm"]
-    kind, params = _driver_section(robot)
-    return [problem.message for problem in driver_problems(kind, params, robot.limits)]
-
-
-class ArmService:
-    """The tree's arm driver, built on first use from the robot file."""
-
-    def __init__(self, driver: ArmDriver) -> None:
-        self.driver = driver
-
-    @classmethod
-    def from_context(cls, context: TreeContext) -> ArmService:
-        kind, params = _driver_section(context.robot)
-        where = Location(str(context.robot.file or ""))
-        driver = build_driver(
-            kind,
-            params,
-            clock=context.clock,
-            limits=context.robot.limits,
-            base_dir=context.robot.base_dir,
-            where=where,
-        )
-        return cls(driver)
-
-    def close(self) -> None:
-        self.driver.close()
 
 
 class _ArmLeafMixin:
@@ -79,7 +37,7 @@ class Scene(_ArmLeafMixin, Leaf):
 
     def update(self) -> Status:
         try:
-            scene = self.context.service(ArmService).driver.scene()
+            scene = self.context.service(ArmService).driver.observe()
         except (InputError, DriverError) as error:
             self.feedback_message = str(error)
             return Status.FAILURE
@@ -140,12 +98,12 @@ class Execute(_ArmLeafMixin, AsyncAction):
 
     def _send_next(self) -> Status:
         if self.done == len(self.program):
-            self.write("scene", self.driver.scene())
+            self.write("scene", self.driver.observe())
             self.feedback_message = f"{self.done} command(s) done"
             return Status.SUCCESS
         command = self.program[self.done]
         try:
-            self.driver.send(command)
+            self.driver.act(command)
         except DriverError as error:
             return self._stopped_early(f"{describe(command)} refused: {error}")
         self.context.emit(
@@ -158,7 +116,7 @@ class Execute(_ArmLeafMixin, AsyncAction):
 
     def _stopped_early(self, reason: str) -> Status:
         self.write("error", reason)
-        self.write("scene", self.driver.scene())
+        self.write("scene", self.driver.observe())
         self.feedback_message = reason
         return Status.FAILURE
 

@@ -11,10 +11,10 @@ from pydantic import BaseModel, Field, ValidationError
 
 from treebrain.behaviours.base import AsyncAction, CheckEnv, NodeSetup, Params
 from treebrain.behaviours.ports import Port
-from treebrain.behaviours.voice_kit import RESULT, RESULT_DOC, VoiceLeaf
+from treebrain.behaviours.voice.kit import RESULT, RESULT_DOC, VoiceLeaf
 from treebrain.clock import TIME_EPSILON
 from treebrain.errors import InputError
-from treebrain.robots.limits import ArmLimits
+from treebrain.robots.arm.limits import ArmLimits
 from treebrain.voice.classify import Classification
 from treebrain.voice.compiler import CompileError, compile_sequence
 from treebrain.voice.memory import LearningPlan, MemoryRefusedError, plan_learning, write_learning

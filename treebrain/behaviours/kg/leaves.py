@@ -14,7 +14,7 @@ from py_trees.common import Status
 from pydantic import BaseModel
 
 from treebrain.behaviours.base import CheckEnv, Leaf
-from treebrain.behaviours.kg_service import KitchenGraphService, kitchen_paths
+from treebrain.behaviours.kg.service import KitchenGraphService, kitchen_paths
 from treebrain.behaviours.ports import Port
 from treebrain.blackboard import register_type
 from treebrain.errors import InputError

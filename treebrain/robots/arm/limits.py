@@ -11,7 +11,7 @@ import math
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from treebrain.robots.commands import DIRECTION_VECTORS, ArmCommand, MoveRelative, MoveTo, SetSpeed, Wait
+from treebrain.robots.arm.commands import DIRECTION_VECTORS, ArmCommand, MoveRelative, MoveTo, SetSpeed, Wait
 
 
 class ArmLimits(BaseModel):

@@ -4,7 +4,7 @@ The tree ``config/trees/voice/voice_command.yaml`` strings them together in the 
 :func:`treebrain.voice.pipeline.interpret`. This module holds the steps before and around the LLM
 passes (loading the kit, the input, the phrase bank, classification, creative axes, the record of
 the calls and the trace);
-``voice_pass_leaves`` holds the three passes and ``voice_dispatch_leaves`` what follows them.
+``passes`` holds the three passes and ``dispatch`` what follows them.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from pydantic import Field
 
 from treebrain.behaviours.base import CheckEnv, Leaf, NodeSetup, Params
 from treebrain.behaviours.ports import Port
-from treebrain.behaviours.voice_kit import RESULT, RESULT_DOC, VoiceKitService, VoiceLeaf
+from treebrain.behaviours.voice.kit import RESULT, RESULT_DOC, VoiceKitService, VoiceLeaf
 from treebrain.errors import InputError
 from treebrain.validators import register_validator
 from treebrain.voice.classify import Classification

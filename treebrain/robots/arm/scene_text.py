@@ -5,7 +5,7 @@ The CLI prints it after a voice command; the top of every stack is the top line 
 
 from __future__ import annotations
 
-from treebrain.robots.workcell import ArmScene
+from treebrain.robots.arm.workcell import ArmScene
 
 _GAP = "   "
 

@@ -18,7 +18,7 @@ from pydantic import Field
 
 from treebrain.behaviours.base import Leaf, Params
 from treebrain.behaviours.ports import Port
-from treebrain.behaviours.tdl_service import TdlService
+from treebrain.behaviours.tdl.service import TdlService
 from treebrain.blackboard import register_type
 from treebrain.errors import InputError
 from treebrain.tdl.findings import RULE_LEVELS, Level, LevelResult
