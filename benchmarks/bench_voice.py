@@ -34,9 +34,9 @@ from treebrain.testing import TreeHarness
 from treebrain.trees import load_tree
 from treebrain.voice.compiler import compile_sequence
 from treebrain.voice.kit import load_voice_kit
+from treebrain.voice.passes import Generation, review_pass1
 from treebrain.voice.phrase_bank import PhraseBankFile, PhraseMatcher
-from treebrain.voice.pipeline import LlmReply, interpret
-from treebrain.voice.prompts import PromptRequest
+from treebrain.voice.result import assemble_result
 from treebrain.voice.rules import enforce_rules
 from treebrain.voice.steps import Step
 
@@ -68,13 +68,6 @@ def _big_bank() -> PhraseBankFile:
     return PhraseBankFile(threshold=90, phrases=phrases)
 
 
-def _scripted(request: PromptRequest) -> LlmReply:
-    if request.purpose == "validate":
-        return LlmReply(payload={"valid": True, "issues": [], "sequence": None})
-    steps = [step.model_dump() for step in SANDWICH]
-    return LlmReply(payload={"interpretation": "sandwich", "sequence": steps, "confidence": 0.9})
-
-
 def run() -> list[BenchRow]:
     kit = load_voice_kit(CONFIG)
     bank = _big_bank()
@@ -87,8 +80,14 @@ def run() -> list[BenchRow]:
     check_ms = median_ms(lambda: compile_sequence(enforce_rules(SANDWICH, kit.iset).sequence, kit.iset), 300)
 
     def one_command() -> None:
-        result, _ = interpret("make me a ham and cheese sandwich on the left", kit, _scripted)
-        assert result is not None
+        text = "make me a ham and cheese sandwich on the left"
+        assert kit.matcher.match(text) is None
+        classification = kit.classifier.classify(text)
+        kit.prompts.generate(text, classification)
+        generation = Generation(interpretation="sandwich", sequence=SANDWICH, confidence=0.9)
+        kit.prompts.validate(text, generation.interpretation, generation.sequence)
+        pass2 = review_pass1(generation, kit.iset, request=classification.request)
+        result = assemble_result(generation, pass2, None, classification=classification, creative=None)
         compile_sequence(result.sequence, kit.iset)
 
     command_ms = median_ms(one_command, 200)
@@ -206,7 +205,7 @@ def local_model_rows() -> list[BenchRow]:
             started = time.perf_counter()
             run = run_command(tree, LOCAL_COMMAND, 20.0, {})
             wall_s = time.perf_counter() - started
-            text, failed = outcome(tree.blackboard, run)
+            ended = outcome(tree.blackboard, run)
             trace = tree.blackboard.get("/voice/trace") if tree.blackboard.has("/voice/trace") else None
         finally:
             tree.close()
@@ -214,7 +213,7 @@ def local_model_rows() -> list[BenchRow]:
     return [
         BenchRow(
             "voice local",
-            f"end to end per LLM command ({calls} call(s), {'failed: ' + text if failed else 'completed'})",
+            f"end to end per LLM command ({calls} call(s), {ended.status}: {ended.message})",
             wall_s,
             "s",
         )

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from treebrain.robots.arm.commands import GripperSet, MoveRelative, MoveTo, SetSpeed, Wait
-from treebrain.robots.arm.limits import ArmLimits, Pose
+from treebrain.robots.arm.commands import ArmCommand, GripperSet, MoveRelative, MoveTo, SetSpeed, Wait
+from treebrain.robots.arm.limits import ArmLimits, Pose, motion_seconds
 from treebrain.robots.arm.workcell import ArmScene, apply_command
 from treebrain.robots.errors import ActionRefusedError
 
@@ -109,3 +109,15 @@ def test_a_blind_scene_tracks_pose_and_gripper_only() -> None:
     )
     end = run(blind, MoveTo(x_mm=300, y_mm=0, z_mm=200, place="anything"), GripperSet(state="closed"))
     assert (end.place, end.gripper, end.held, end.stacks) == ("anything", "closed", None, {})
+
+
+def test_motion_seconds_counts_motions_at_the_speeds_set_and_waits() -> None:
+    home = Pose(x_mm=300, y_mm=0, z_mm=300)
+    program: list[ArmCommand] = [
+        MoveRelative(direction="up", distance_mm=100),  # 0.5 s at 200 mm/s
+        SetSpeed(mm_s=50),
+        MoveTo(x_mm=300, y_mm=0, z_mm=300),  # back down 100 mm at 50 mm/s: 2 s
+        Wait(seconds=1.5),
+        GripperSet(state="closed"),  # the driver's time, not counted
+    ]
+    assert motion_seconds(home, 200, program) == pytest.approx(4.0)

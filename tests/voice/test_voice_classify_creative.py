@@ -10,11 +10,14 @@ from treebrain.errors import InputError
 from treebrain.voice.classify import Classification, load_classifier
 from treebrain.voice.creative import CreativeAssignment, axis_violations, draw_axes, load_creative_axes
 from treebrain.voice.isa_loader import load_instruction_set
+from treebrain.voice.request import PlanRequest, ZoneBuild, load_request_reader
 from treebrain.voice.steps import Step
 
 CONFIG = Path(__file__).parents[2] / "config" / "voice"
 ISET = load_instruction_set(CONFIG / "instruction_set.json")
-CLASSIFIER = load_classifier(CONFIG / "classification.yaml", ISET)
+CLASSIFIER = load_classifier(
+    CONFIG / "classification.yaml", load_request_reader(CONFIG / "language.yaml", ISET)
+)
 AXES = load_creative_axes(CONFIG / "creative_axes.yaml")
 
 
@@ -30,28 +33,34 @@ class ScriptedRandom(random.Random):
         return next(option for option in seq if getattr(option, "name", None) == wanted)
 
 
+CHEESE = PlanRequest(builds=[ZoneBuild(items={"cheese": 1})])
+
+
 @pytest.mark.parametrize(
     ("command", "expected"),
     [
-        ("make a cheese sandwich", Classification(named_items=["cheese"], requested_items=["cheese"])),
+        ("make a cheese sandwich", Classification(named_items=["cheese"], request=CHEESE)),
         (
             "make a ham and lettuce sandwich on the left",
             Classification(
                 named_items=["meat", "lettuce"],
-                requested_items=["meat", "lettuce"],
-                requested_zone="assembly_left",
+                request=PlanRequest(
+                    builds=[ZoneBuild(zone="assembly_left", items={"meat": 1, "lettuce": 1})]
+                ),
             ),
         ),
         (  # a one-word zone alias counts only after a preposition
             "make a cheese sandwich right now",
-            Classification(named_items=["cheese"], requested_items=["cheese"]),
+            Classification(named_items=["cheese"], request=CHEESE),
         ),
-        ("make a sandwich without cheese", Classification(named_items=["cheese"])),
-        ("move over the cheese", Classification(named_items=["cheese"])),
         (
-            "put lettuce on the left and tomato on the right",
-            Classification(named_items=["lettuce", "tomato"], requested_items=["lettuce", "tomato"]),
+            "make a ham sandwich without cheese",
+            Classification(
+                named_items=["meat", "cheese"],
+                request=PlanRequest(builds=[ZoneBuild(items={"meat": 1})], excluded=["cheese"]),
+            ),
         ),
+        ("move over the cheese", Classification(named_items=["cheese"])),
         ("surprise me", Classification(is_creative=True)),
         (
             "go wild with the lettuce and tomatoes",
@@ -59,22 +68,108 @@ class ScriptedRandom(random.Random):
         ),
         (
             "never mind",
-            Classification(is_recovery=True, recovery_hint="clear_assembly() then go_home()"),
+            Classification(
+                is_recovery=True,
+                recovery_hint="clear_assembly() then go_home()",
+                request=PlanRequest(
+                    allowed=["clear_assembly", "go_home", "return_to_stack"],
+                    required=["clear_assembly", "go_home"],
+                ),
+            ),
         ),
         (
             "when I say the usual, make a ham sandwich",
-            Classification(is_learning=True, learned_phrase="the usual", named_items=["meat"]),
+            Classification(
+                is_learning=True,
+                learned_phrase="the usual",
+                named_items=["meat"],
+                request=PlanRequest(builds=[ZoneBuild(items={"meat": 1})]),
+            ),
         ),
         (
             "add avocado and pickles to the bread",
             Classification(
-                named_items=["bread"], unknown_items=["avocado", "pickle"], requested_items=["bread"]
+                named_items=["bread"],
+                unknown_items=["avocado", "pickle"],
+                request=PlanRequest(builds=[ZoneBuild(items={"bread": 1})]),
             ),
         ),
     ],
 )
 def test_classification(command: str, expected: Classification) -> None:
     assert CLASSIFIER.classify(command) == expected
+
+
+@pytest.mark.parametrize(
+    ("command", "route", "detail"),
+    [
+        ("make an avocado sandwich", "unknown_items", None),
+        ("move diagonally to the left", "unsupported", "move diagonally"),
+        ("spin the gripper", "unsupported", "rotate the gripper"),
+        ("learn that go home means pick up the bread", "name_taken", None),
+        ("a sandwich", "clarify", "What should go in it? I have bread, meat, cheese, lettuce and tomato."),
+        (
+            "make me something to eat",
+            "clarify",
+            "What should go in it? I have bread, meat, cheese, lettuce and tomato.",
+        ),
+        (
+            "put it there",
+            "clarify",
+            "Where should it go ('there' is not a zone I know): left, centre or right?",
+        ),
+        ("build a tomato sandwich over there", "generate", None),
+        (
+            "put the cheese on the top shelf",
+            "clarify",
+            "Where should it go ('top shelf' is not a zone I know): left, centre or right?",
+        ),
+        (
+            "do the usual",
+            "clarify",
+            "I don't know 'the usual' yet. Teach me first, for example: when I say 'the usual', make a cheese sandwich.",
+        ),
+        (
+            "save it as a new sequence",
+            "clarify",
+            "What should I call it? Say for example: call that the classic.",
+        ),
+        ("call it the big one", "last_plan", "learn"),
+        ("do it again", "last_plan", "repeat"),
+        ("stop", "stop", None),
+        ("stop and go home", "generate", None),
+        ("make a sandwich with everything on it", "generate", None),
+    ],
+)
+def test_what_is_answered_without_the_llm(command: str, route: str, detail: str | None) -> None:
+    classification = CLASSIFIER.classify(command)
+    assert classification.route == route
+    if route == "unsupported":
+        assert classification.unsupported == detail
+    elif route == "clarify":
+        assert classification.question == detail
+    elif route == "last_plan":
+        assert classification.uses_last_plan == detail
+
+
+def test_a_recovery_limits_the_plan_only_when_nothing_is_built() -> None:
+    home = CLASSIFIER.classify("stop and go home").request
+    assert (home.allowed, home.required) == (None, ["go_home"])
+    assert "clear_assembly" in home.forbidden
+    building = CLASSIFIER.classify("start over and make a cheese sandwich").request
+    assert (building.allowed, building.forbidden, building.builds) == (None, [], [])
+
+
+def test_a_definition_is_read_as_the_layers_it_lists() -> None:
+    classification = CLASSIFIER.classify("call this the classic: bread, meat, cheese, bread")
+    assert classification.learned_phrase == "the classic"
+    assert classification.request.builds == [
+        ZoneBuild(
+            items={"bread": 2, "meat": 1, "cheese": 1},
+            exact=["bread", "meat", "cheese"],
+            order=["bread", "meat", "cheese", "bread"],
+        )
+    ]
 
 
 def test_unknown_items_skip_the_llm() -> None:
@@ -88,7 +183,7 @@ def test_bad_patterns_are_located(tmp_path: Path) -> None:
     text = text.replace("trigger_patterns:\n", "trigger_patterns:\n  - 'no group here'\n")
     path.write_text(text)
     with pytest.raises(InputError) as caught:
-        load_classifier(path, ISET)
+        load_classifier(path, CLASSIFIER.reader)
     messages = [problem.message for problem in caught.value.problems]
     assert messages == [
         "creative_patterns[0]: invalid regular expression: missing ), unterminated subpattern at position 0",

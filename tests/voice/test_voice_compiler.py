@@ -155,6 +155,53 @@ def test_limits_are_checked_at_compile_time() -> None:
         compile_sequence([step("move_over", place="tomato")], ISET, limits=ArmLimits(reach_mm=300))
 
 
+def test_each_layer_lands_on_the_one_below_and_is_picked_where_it_lies() -> None:
+    zone = ISET.assembly_zones["assembly_fixture"]
+    thickness = ArmLimits().stack.layer_thickness_mm
+    program = compile_sequence(
+        [step("set_active_zone", zone="assembly_fixture"), *[step("add_layer", item="bread")] * 3],
+        ISET,
+    )
+    drops = [c.z_mm for c in program.commands if isinstance(c, MoveTo) and c.place == "assembly_fixture"]
+    approach = ISET.approach_height_mm
+    assert drops[1::3] == [zone.z_mm, zone.z_mm + thickness, zone.z_mm + 2 * thickness]  # the drops
+    assert drops[0::3] == [zone.z_mm + approach + thickness * n for n in (0, 1, 2)]  # above the stack
+    cleared = compile_sequence([step("clear_assembly")], ISET, scene=program.final_scene)
+    picks = [c.z_mm for c in cleared.commands if isinstance(c, MoveTo) and c.place == "assembly_fixture"]
+    assert picks[1::3] == [zone.z_mm + 2 * thickness, zone.z_mm + thickness, zone.z_mm]  # top layer first
+
+
+def test_a_zone_is_never_stacked_past_its_limit() -> None:
+    limits = ArmLimits.model_validate(
+        {"stack": {"max_layers": 2}, "zones": {"assembly_left": {"max_layers": 3}}}
+    )
+    three = [step("add_layer", item="bread")] * 3
+    with pytest.raises(CompileError) as caught:
+        compile_sequence([step("set_active_zone", zone="assembly_fixture"), *three], ISET, limits=limits)
+    assert str(caught.value) == (
+        "sequence:4: add_layer(item=bread): assembly_fixture already holds 2 layers, the most "
+        "limits.stack.max_layers allows (2)"
+    )
+    on_the_left = compile_sequence(
+        [step("set_active_zone", zone="assembly_left"), *three], ISET, limits=limits
+    )
+    assert on_the_left.final_scene.zones["assembly_left"] == ["bread"] * 3
+
+
+def test_a_program_too_long_or_too_slow_is_refused_whole_with_the_limit_named() -> None:
+    waits = [step("pause", seconds=30)] * 3
+    with pytest.raises(CompileError) as caught:
+        compile_sequence(waits, ISET, limits=ArmLimits(max_primitives=2, max_duration_s=60))
+    assert [problem.message for problem in caught.value.problems] == [
+        "the program has 3 primitives; limits.max_primitives allows 2",
+        "the program takes 90 s; limits.max_duration_s allows 60 s",
+    ]
+    assert (
+        len(compile_sequence(waits, ISET, limits=ArmLimits(max_primitives=3, max_duration_s=90)).commands)
+        == 3
+    )
+
+
 def test_a_blind_drivers_scene_still_plans_with_the_instruction_set() -> None:
     blind = ArmScene(
         source="tcp_json", objects_known=False, pose=Pose(x_mm=300, y_mm=0, z_mm=300), speed_mm_s=100

@@ -12,12 +12,10 @@ import pytest
 
 from treebrain.errors import InputError
 from treebrain.voice.kit import VoiceSettings, load_voice_kit
-from treebrain.voice.memory import LearningPlan, MemorySkip, plan_learning
 from treebrain.voice.passes import VALIDATOR_FAILED, VALIDATOR_UNPARSEABLE, Verdict, read_review
-from treebrain.voice.pipeline import CallRecord, call_record
-from treebrain.voice.result import InterpretResult
 from treebrain.voice.rules import enforce_rules, sequence_issues
 from treebrain.voice.steps import Step
+from treebrain.voice.trace import CallRecord, call_record
 
 REPO = Path(__file__).parents[2]
 CONFIG = REPO / "config" / "voice" / "voice.yaml"
@@ -109,28 +107,6 @@ def test_call_records_come_from_usage_or_the_error() -> None:
     )
 
 
-def test_only_a_command_asking_for_it_is_learned() -> None:
-    kit = load_voice_kit(CONFIG)
-    steps = [Step(instruction="go_home")]
-    result = InterpretResult(
-        interpretation="home",
-        sequence=steps,
-        pass1_sequence=steps,
-        composite_name="home_again",
-        confidence=0.95,
-        validated=True,
-        validation_issues=[],
-        user_feedback=None,
-        is_creative=False,
-        creative_reasoning=None,
-        raw_response=None,
-    )
-    skipped = plan_learning(result, "go home again", kit.iset, kit.matcher, requested=False)
-    assert skipped == MemorySkip(reason="the command does not ask to name or remember a sequence")
-    planned = plan_learning(result, "remember home again", kit.iset, kit.matcher)
-    assert isinstance(planned, LearningPlan) and planned.composite_name == "home_again"
-
-
 def test_the_rule_validator_reports_the_rules_issue_lines() -> None:
     kit = load_voice_kit(CONFIG)
     steps = [
@@ -142,6 +118,6 @@ def test_the_rule_validator_reports_the_rules_issue_lines() -> None:
         == enforce_rules(steps, kit.iset).messages()
         == [
             "step 1: move_to is not a valid instruction (removed)",
-            "step 2: add_layer.item: 'ham' means 'meat' (repaired)",
+            "step 2: add_layer.item: 'ham' means 'meat' (normalised)",
         ]
     )

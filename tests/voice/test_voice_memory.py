@@ -19,11 +19,10 @@ from treebrain.voice.memory import (
     MemoryRefusedError,
     MemorySkip,
     plan_learning,
+    read_back,
     write_learning,
 )
 from treebrain.voice.phrase_bank import load_phrase_bank
-from treebrain.voice.pipeline import LlmReply, interpret
-from treebrain.voice.prompts import PromptRequest
 from treebrain.voice.result import InterpretResult
 from treebrain.voice.steps import Step
 
@@ -128,12 +127,11 @@ def test_writing_is_idempotent_and_closes_the_phrase_bank_loop(kit: VoiceKit) ->
     assert reloaded.iset.learned_composites["the_usual"].sequence == SANDWICH
     assert "the_usual" in reloaded.prompts.generate_system
 
-    def no_llm(request: PromptRequest) -> LlmReply:
-        raise AssertionError("the learned alias must be answered by the phrase bank")
-
-    result, trace = interpret("the usual", reloaded, no_llm)
-    assert trace.route == "phrase_bank"
-    assert result is not None and result.sequence == [Step(instruction="the_usual")]
+    hit = reloaded.matcher.match("the usual")
+    assert hit is not None and (hit.source, hit.sequence) == (
+        "learned_alias",
+        [Step(instruction="the_usual")],
+    )
 
 
 def test_an_alias_never_overwrites_a_built_in_phrase(kit: VoiceKit) -> None:
@@ -144,6 +142,26 @@ def test_an_alias_never_overwrites_a_built_in_phrase(kit: VoiceKit) -> None:
     )
     assert made.aliases == ["go home", "go home fast"]
     assert written.aliases_written == ["go home fast"]
+
+
+def test_a_save_is_reported_only_when_both_files_read_it_back(kit: VoiceKit) -> None:
+    made = plan(kit, learned())
+    assert isinstance(made, LearningPlan)
+    paths = {"instruction_set_path": kit.instruction_set_path, "phrase_bank_path": kit.phrase_bank_path}
+    assert read_back(made, **paths) == [
+        f"{kit.instruction_set_path} does not hold 'the_usual' as planned",
+        f"{kit.phrase_bank_path} does not map 'the usual' to it",
+    ]
+    write_learning(made, **paths)
+    assert read_back(made, **paths) == []
+
+
+def test_the_sequence_to_learn_can_be_the_last_plan_rather_than_the_results(kit: VoiceKit) -> None:
+    saved = plan_learning(
+        learned().model_copy(update={"sequence": []}), "save that as the usual", kit.iset, kit.matcher,
+        sequence=SANDWICH,
+    )  # fmt: skip
+    assert isinstance(saved, LearningPlan) and saved.sequence == SANDWICH
 
 
 def test_a_built_in_name_on_disk_refuses_the_write(kit: VoiceKit) -> None:

@@ -5,6 +5,7 @@ from typing import Any
 
 import pytest
 
+from treebrain.llm import LLMFailure
 from treebrain.voice.classify import Classification
 from treebrain.voice.creative import CreativeAssignment
 from treebrain.voice.isa import LearnedComposite
@@ -18,8 +19,10 @@ from treebrain.voice.passes import (
     review_pass1,
     review_pass3,
 )
+from treebrain.voice.request import PlanRequest, ZoneBuild
 from treebrain.voice.result import (
     InterpretResult,
+    LlmFailureInfo,
     assemble_result,
     needs_approval,
     snake_case_name,
@@ -118,6 +121,53 @@ def test_a_failed_pass_3_keeps_the_pass_2_result(regenerated: Generation | None)
     assert (pass3.fixed, pass3.sequence, pass3.issues) == (False, pass2.sequence, pass2.issues)
 
 
+def test_a_plan_validation_had_to_change_is_refused_and_says_what_would_change() -> None:
+    made = generation(BAD)
+    pass2 = review_pass1(made, ISET)
+    assert pass2.changes == ["drop `move_absolute(x=1)` (move_absolute is not a valid instruction)"]
+    result = assemble_result(
+        made, pass2, review_pass3(pass2, None, ISET), classification=Classification(), creative=None
+    )
+    assert (result.sequence, result.confidence, result.validated) == ([], 0.1, False)
+    assert (
+        result.refusal
+        == result.user_feedback
+        == (
+            "I would have had to change the plan (drop `move_absolute(x=1)` (move_absolute is not a valid "
+            "instruction)): nothing was done."
+        )
+    )
+
+
+def test_with_repair_allowed_the_changed_plan_runs_below_the_strict_threshold() -> None:
+    made = generation(BAD)
+    pass2 = review_pass1(made, ISET)
+    result = assemble_result(
+        made,
+        pass2,
+        None,
+        classification=Classification(),
+        creative=None,
+        repair="allow",
+        strict_threshold=0.6,
+    )
+    assert result.sequence == [Step(instruction="add_layer", params={"item": "bread"})]
+    assert (result.refusal, result.confidence) == (None, 0.59)
+    assert result.validation_issues == ["step 1: move_absolute is not a valid instruction (removed)"]
+    assert needs_approval(result, strict=True)
+
+
+def test_a_name_spelled_by_an_alias_is_no_change() -> None:
+    ham = [Step(instruction="add_layer", params={"item": "ham"})]
+    pass2 = review_pass1(generation(ham), ISET)
+    assert pass2.issues == ["step 1: add_layer.item: 'ham' means 'meat' (normalised)"]
+    assert (pass2.changes, pass2.retry_issues, needs_pass3(pass2)) == ([], [], False)
+    result = assemble_result(generation(ham), pass2, None, classification=Classification(), creative=None)
+    assert (
+        result.sequence == [Step(instruction="add_layer", params={"item": "meat"})] and result.refusal is None
+    )
+
+
 def test_assembled_result_is_the_seed_dict() -> None:
     pass2 = review_pass1(generation(GOOD, composite_name="Left Bread!"), ISET)
     result = assemble_result(
@@ -146,6 +196,9 @@ def test_assembled_result_is_the_seed_dict() -> None:
         "is_creative": False,
         "creative_reasoning": None,
         "raw_response": None,
+        "clarification_question": None,
+        "refusal": None,
+        "llm_failure": None,
     }
 
 
@@ -176,6 +229,19 @@ def test_unparseable_output_degrades_to_confidence_zero_with_the_raw_text() -> N
     )
     assert (
         result.user_feedback == "I could not understand the language model's answer, so nothing will be done."
+    )
+    assert result.llm_failure is not None and result.llm_failure.cause == "unparseable"
+
+
+def test_a_model_that_could_not_be_used_says_why() -> None:
+    failure = LlmFailureInfo(
+        cause=LLMFailure.OVERLOADED, message="the provider is overloaded: try again later"
+    )
+    result = unparseable_result(None, is_creative=False, failure=failure, notice="Cut.")
+    assert (result.llm_failure, result.user_feedback, result.sequence) == (
+        failure,
+        "the provider is overloaded: try again later Cut.",
+        [],
     )
 
 
@@ -221,9 +287,7 @@ def test_snake_case_names(raw: str | None, name: str | None) -> None:
     assert snake_case_name(raw) == name
 
 
-HAM_AND_LETTUCE_LEFT = Classification(
-    named_items=["meat", "lettuce"], requested_items=["meat", "lettuce"], requested_zone="assembly_left"
-)
+HAM_AND_LETTUCE_LEFT = PlanRequest(builds=[ZoneBuild(zone="assembly_left", items={"meat": 1, "lettuce": 1})])
 CHEESE_IN_THE_MIDDLE = [
     Step(instruction="set_active_zone", params={"zone": "assembly_fixture"}),
     Step(instruction="add_layer", params={"item": "bread"}),
@@ -241,53 +305,52 @@ HAM_AND_LETTUCE_ON_THE_LEFT = [
 
 
 def test_a_clean_plan_that_misses_the_request_is_an_issue_worth_a_pass_3() -> None:
-    outcome = review_pass1(generation(CHEESE_IN_THE_MIDDLE), ISET, classification=HAM_AND_LETTUCE_LEFT)
+    outcome = review_pass1(generation(CHEESE_IN_THE_MIDDLE), ISET, request=HAM_AND_LETTUCE_LEFT)
     assert outcome.retry_issues == [
-        "the command asks for meat, lettuce but no add_layer step adds them",
-        "the command asks to build in assembly_left but the layers go to assembly_fixture: "
-        "start with set_active_zone zone=assembly_left",
+        "the command asks for meat, lettuce in assembly_left but no add_layer step adds them",
+        "the plan builds in assembly_fixture, which the command does not name (asked: assembly_left)",
     ]
     assert needs_pass3(outcome) and not outcome.validated
-    fine = review_pass1(generation(HAM_AND_LETTUCE_ON_THE_LEFT), ISET, classification=HAM_AND_LETTUCE_LEFT)
+    fine = review_pass1(generation(HAM_AND_LETTUCE_ON_THE_LEFT), ISET, request=HAM_AND_LETTUCE_LEFT)
     assert fine.issues == [] and fine.validated
 
 
 def test_the_zone_of_the_layers_follows_the_active_zone_before_the_command() -> None:
     layers_only = HAM_AND_LETTUCE_ON_THE_LEFT[1:]
     on_the_left = review_pass1(
-        generation(layers_only), ISET, classification=HAM_AND_LETTUCE_LEFT, active_zone="assembly_left"
+        generation(layers_only), ISET, request=HAM_AND_LETTUCE_LEFT, active_zone="assembly_left"
     )
     assert on_the_left.issues == []
-    elsewhere = review_pass1(generation(layers_only), ISET, classification=HAM_AND_LETTUCE_LEFT)
+    elsewhere = review_pass1(generation(layers_only), ISET, request=HAM_AND_LETTUCE_LEFT)
     assert elsewhere.issues == [
-        "the command asks to build in assembly_left but the layers go to assembly_fixture: "
-        "start with set_active_zone zone=assembly_left"
+        "the command asks for meat, lettuce in assembly_left but no add_layer step adds them",
+        "the plan builds in assembly_fixture, which the command does not name (asked: assembly_left)",
     ]
 
 
 def test_pass_3_is_kept_only_when_it_does_what_was_asked() -> None:
-    pass2 = review_pass1(generation(CHEESE_IN_THE_MIDDLE), ISET, classification=HAM_AND_LETTUCE_LEFT)
+    pass2 = review_pass1(generation(CHEESE_IN_THE_MIDDLE), ISET, request=HAM_AND_LETTUCE_LEFT)
     still_wrong = review_pass3(
-        pass2, generation(CHEESE_IN_THE_MIDDLE[1:]), ISET, classification=HAM_AND_LETTUCE_LEFT
+        pass2, generation(CHEESE_IN_THE_MIDDLE[1:]), ISET, request=HAM_AND_LETTUCE_LEFT
     )
     assert not still_wrong.fixed and still_wrong.sequence == CHEESE_IN_THE_MIDDLE
-    fixed = review_pass3(
-        pass2, generation(HAM_AND_LETTUCE_ON_THE_LEFT), ISET, classification=HAM_AND_LETTUCE_LEFT
-    )
+    fixed = review_pass3(pass2, generation(HAM_AND_LETTUCE_ON_THE_LEFT), ISET, request=HAM_AND_LETTUCE_LEFT)
     assert fixed.fixed and fixed.sequence == HAM_AND_LETTUCE_ON_THE_LEFT
     assert all(issue.startswith("[P3 fixed]") for issue in fixed.issues)
 
 
 def test_a_plan_that_still_misses_the_request_is_not_executed_and_the_user_is_told_why() -> None:
     made = generation(CHEESE_IN_THE_MIDDLE)
-    pass2 = review_pass1(made, ISET, classification=HAM_AND_LETTUCE_LEFT)
-    pass3 = review_pass3(pass2, None, ISET, classification=HAM_AND_LETTUCE_LEFT)
-    result = assemble_result(made, pass2, pass3, classification=HAM_AND_LETTUCE_LEFT, creative=None)
+    pass2 = review_pass1(made, ISET, request=HAM_AND_LETTUCE_LEFT)
+    pass3 = review_pass3(pass2, None, ISET, request=HAM_AND_LETTUCE_LEFT)
+    result = assemble_result(
+        made, pass2, pass3, classification=Classification(request=HAM_AND_LETTUCE_LEFT), creative=None
+    )
     assert result.sequence == [] and result.pass1_sequence == CHEESE_IN_THE_MIDDLE
     assert result.confidence == 0.1 and not result.validated
     assert result.user_feedback is not None
     assert result.user_feedback.startswith(
-        "I could not plan what you asked (the command asks for meat, lettuce"
+        "I could not plan what you asked (the command asks for meat, lettuce in assembly_left"
     )
     assert result.user_feedback.endswith("so I did nothing.")
 
@@ -296,8 +359,8 @@ def test_learned_composites_count_with_their_steps() -> None:
     usual = LearnedComposite(sequence=HAM_AND_LETTUCE_ON_THE_LEFT[:-1], confidence=0.9)
     learned = ISET.model_copy(update={"learned_composites": {"the_usual": usual}})
     plan = [Step(instruction="the_usual"), Step(instruction="go_home")]
-    assert review_pass1(generation(plan), learned, classification=HAM_AND_LETTUCE_LEFT).issues == []
-    cheese = Classification(named_items=["cheese"], requested_items=["cheese"])
-    assert review_pass1(generation(plan), learned, classification=cheese).issues == [
+    assert review_pass1(generation(plan), learned, request=HAM_AND_LETTUCE_LEFT).issues == []
+    cheese = PlanRequest(builds=[ZoneBuild(items={"cheese": 1})])
+    assert review_pass1(generation(plan), learned, request=cheese).issues == [
         "the command asks for cheese but no add_layer step adds it"
     ]

@@ -49,7 +49,7 @@ def test_dropping_unknown_parameters_can_still_leave_a_step_that_must_go() -> No
 def test_rule_2_items_map_aliases_and_remove_unknowns() -> None:
     issues = rule_valid_items([s("add_layer", item="ham"), s("add_layer", item="avocado")], ISET)
     assert texts(issues) == [
-        "step 1: add_layer.item: 'ham' means 'meat' (repaired)",
+        "step 1: add_layer.item: 'ham' means 'meat' (normalised)",
         "step 2: add_layer.item: 'avocado' is not a valid item (valid: bread, meat, cheese, lettuce, tomato) (removed)",
     ]
     assert issues[0].replacement == [s("add_layer", item="meat")]
@@ -93,7 +93,7 @@ def test_rule_6_zones_map_spatial_words() -> None:
         [s("set_active_zone", zone="over there"), s("set_active_zone", zone="kitchen")], ISET
     )
     assert texts(issues) == [
-        "step 1: set_active_zone.zone: 'over there' means 'assembly_fixture' (repaired)",
+        "step 1: set_active_zone.zone: 'over there' means 'assembly_fixture' (normalised)",
         "step 2: set_active_zone.zone: 'kitchen' is not a valid zone "
         "(valid: assembly_left, assembly_fixture, assembly_right) (removed)",
     ]
@@ -130,11 +130,18 @@ def test_enforce_rules_repairs_then_rechecks_until_clean() -> None:
         s("go_home"),
     ]
     assert outcome.messages() == [
-        "step 1: transfer.item: 'ham' means 'meat' (repaired)",
+        "step 1: transfer.item: 'ham' means 'meat' (normalised)",
         "step 1: transfer used for assembly zone assembly_right — should be add_layer (repaired)",
         "step 2: transfer.item: 'avocado' is not a valid item (valid: bread, meat, cheese, lettuce, tomato) (removed)",
         "step 2: transfer used for assembly zone assembly_left — should be add_layer (removed)",
         "step 3: move_to is not a valid instruction (removed)",
+    ]
+    assert outcome.changes() == [  # what the user is told would change: the alias spelling is no change
+        "rewrite `transfer(item=ham, location=right)` (transfer used for assembly zone assembly_right — "
+        "should be add_layer)",
+        "drop `transfer(item=avocado, location=left)` (transfer.item: 'avocado' is not a valid item "
+        "(valid: bread, meat, cheese, lettuce, tomato))",
+        "drop `move_to(x=9999, y=0, z=0)` (move_to is not a valid instruction)",
     ]
 
 

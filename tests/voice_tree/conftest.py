@@ -25,7 +25,13 @@ class VoiceTree:
     gofa = REPO / "config" / "robots" / "gofa.yaml"
     config = REPO / "config" / "voice" / "voice.yaml"
     valid = json.dumps({"valid": True, "issues": [], "sequence": None})
-    limits = {"reach_mm": 950, "max_speed_mm_s": 1000, "max_wait_s": 30, "approval_timeout_s": 5}
+    limits = {
+        "reach_mm": 950,
+        "max_speed_mm_s": 1000,
+        "max_wait_s": 30,
+        "approval_timeout_s": 5,
+        "stack": {"max_layers": 12, "layer_thickness_mm": 15},
+    }
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder

@@ -1,5 +1,5 @@
-"""``treebrain voice`` and ``treebrain eval voice``: what they print, their exit codes, strict mode's
-question, and the evaluation report through the tree matching the reference pipeline's verdicts."""
+"""``treebrain voice`` and ``treebrain eval voice``: what they print (text and ``--json``), their exit
+codes, strict mode's question, scripted answers from ``--responses``, and the evaluation report."""
 
 from __future__ import annotations
 
@@ -11,9 +11,7 @@ import pytest
 import yaml
 
 from treebrain.cli import main
-from treebrain.voice.evaluation import run_suite
-from treebrain.voice.kit import load_voice_kit
-from treebrain.voice.suite import ScriptedSuiteResponder, load_scripted_responses, load_suite
+from treebrain.voice.suite import load_suite
 
 if TYPE_CHECKING:
     from tests.voice_tree.conftest import VoiceTree
@@ -91,7 +89,7 @@ def test_strict_mode_takes_its_answer_from_approve(
 ) -> None:
     robot = low_confidence_robot(voice)
     args = scripted_voice(robot, "cheese thing", "--strict")
-    assert main([*args, "--approve", "no"]) == 0
+    assert main([*args, "--approve", "no"]) == 3
     out = capsys.readouterr().out
     assert "route: llm · nothing was dispatched: not approved: the operator said no" in out
     assert main([*args, "--approve", "yes"]) == 0
@@ -104,7 +102,7 @@ def test_strict_mode_without_a_terminal_never_approves(
     robot = low_confidence_robot(voice)
     code = main(scripted_voice(robot, "cheese thing", "--strict"))
     captured = capsys.readouterr()
-    assert code == 0
+    assert code == 3
     assert (
         "Strict mode: confidence 0.40 — confirmation needed before executing: no terminal to ask"
         in captured.err
@@ -119,7 +117,7 @@ def test_a_refused_command_moves_nothing_and_says_why(
     script = voice.folder / "reach.jsonl"
     script.write_text(json.dumps({"match": "sky", "text": answer}) + "\n", encoding="utf-8")
     robot = gofa_copy(voice, responses_file=str(script))
-    assert main(scripted_voice(robot, "go home and reach for the sky", "-v")) == 0
+    assert main(scripted_voice(robot, "go home and reach for the sky", "-v")) == 3
     out = capsys.readouterr().out
     assert "  arm " not in out
     assert (
@@ -141,7 +139,8 @@ def scripted_eval(robot: Path, out: Path) -> list[str]:
     ]
 
 
-def test_eval_runs_the_suite_through_the_tree_and_writes_the_report(
+@pytest.mark.slow
+def test_eval_runs_the_suite_on_the_arm_and_nothing_executed_is_wrong(
     voice: VoiceTree, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out_dir = voice.folder / "report"
@@ -150,24 +149,18 @@ def test_eval_runs_the_suite_through_the_tree_and_writes_the_report(
     assert code == 0
     report = json.loads((out_dir / "voice_eval.json").read_text(encoding="utf-8"))
     suite = load_suite(SUITE)
-    reference = run_suite(
-        suite,
-        load_voice_kit(voice.config),
-        ScriptedSuiteResponder(suite, load_scripted_responses(RESPONSES, suite)),
-    )
-    assert report["cases"] == 67
-    assert {o["id"]: (o["passed"], o["failures"]) for o in report["outcomes"]} == {
-        o.id: (o.passed, o.failures) for o in reference.outcomes
-    }
-    assert [(c["category"], c["cases"], c["passed"]) for c in report["categories"]] == [
-        (c.category, c.cases, c.passed) for c in reference.categories
-    ]
-    assert report["pass3_fixes"] == reference.pass3_fixes > 0
+    assert report["cases"] == len(suite.cases) >= 107
+    assert [o["id"] for o in report["outcomes"] if not o["passed"]] == []
+    assert report["executed_but_wrong"] == 0
+    assert {c["category"] for c in report["categories"]} >= {"negation", "limits", "llm_failure"}
+    assert report["pass3_fixes"] > 0 and report["refused"] > 0
     ham = next(o for o in report["outcomes"] if o["id"] == "baseline_ham_and_cheese")
     assert ham["input_tokens"] > 1000 and 0.0003 < ham["cost_usd"] < 0.003
+    assert ham["zones"]["assembly_fixture"] == ["bread", "meat", "cheese", "bread"]
     markdown = (out_dir / "voice_eval.md").read_text(encoding="utf-8")
-    assert "| category | cases | passed | pass rate |" in markdown
-    assert f"total       {report['passed']}/67" in printed
+    assert "| category | cases | passed | pass rate | refused | executed but wrong |" in markdown
+    assert f"total        {report['passed']}/{report['cases']}" in printed
+    assert "executed but wrong 0" in printed
 
 
 def test_eval_runs_chosen_cases_and_rejects_unknown_ones(
@@ -183,3 +176,46 @@ def test_eval_runs_chosen_cases_and_rejects_unknown_ones(
     capsys.readouterr()
     assert main([*args, "--case", "nope"]) == 2
     assert "--case: no such case in the suite: nope" in capsys.readouterr().err
+
+
+def test_json_prints_one_document_per_command_with_what_the_arm_holds(
+    voice: VoiceTree, capsys: pytest.CaptureFixture[str]
+) -> None:
+    robot = gofa_copy(voice)
+    code = main(scripted_voice(robot, "make a cheese sandwich", "make an avocado sandwich", "--json"))
+    lines = capsys.readouterr().out.splitlines()
+    assert code == 3
+    first, second = (json.loads(line) for line in lines)
+    assert (first["status"], first["route"], first["executed"], len(first["dispatched"])) == (
+        "done",
+        "phrase_bank",
+        28,
+        28,
+    )
+    assert first["dispatched"][0] == "move_to(x_mm=150, y_mm=420, z_mm=160, place=bread)"
+    assert first["zones"]["assembly_fixture"] == ["bread", "cheese", "bread"] and first["holding"] is None
+    assert (second["status"], second["executed"], second["dispatched"]) == ("refused", 0, [])
+    assert second["message"].startswith("I don't have avocado")
+
+
+def test_responses_play_a_script_and_each_end_has_its_exit_code(
+    voice: VoiceTree, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script = voice.folder / "answers.jsonl"
+    entries = [
+        {
+            "match": '"make a tomato',
+            "text": voice.generation(*voice.sandwich("assembly_right", "bread", "tomato", "bread")),
+        },
+        {"match": '"make a lettuce', "error": "config", "status_code": 401, "text": ""},
+    ]
+    script.write_text("".join(json.dumps(entry) + "\n" for entry in entries), encoding="utf-8")
+    robot = gofa_copy(voice)
+    base = ["voice", "--robot", str(robot), "--responses", str(script), "--hz", "1000"]
+    assert main([*base, "make a tomato sandwich on the right"]) == 0
+    assert main([*base, "a sandwich"]) == 3
+    out = capsys.readouterr().out
+    assert "question: What should go in it? I have bread, meat, cheese, lettuce and tomato." in out
+    assert main([*base, "make a lettuce sandwich", "make a tomato sandwich on the right"]) == 4
+    out = capsys.readouterr().out
+    assert "route: llm · the provider refused the API key: check the key, or use --provider local" in out

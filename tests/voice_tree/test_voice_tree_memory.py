@@ -42,7 +42,9 @@ def test_a_confident_learning_command_is_saved_to_the_memory_copies_only(voice: 
         "composite": "the_classic",
         "composite_written": True,
         "aliases_written": ["the classic"],
+        "message": "Saved 'the_classic' (6 steps): say 'the classic' to do it again.",
     }
+    assert voice.value(harness, "/voice/result")["user_feedback"] is None  # nothing claimed before the write
     learned = memory_file(voice, "instruction_set.json")["learned_composites"]["the_classic"]
     assert [step["params"].get("item") for step in learned["sequence"][1:5]] == [
         "bread",
@@ -86,34 +88,77 @@ def test_learning_twice_changes_nothing(voice: VoiceTree) -> None:
         "composite": "the_classic",
         "composite_written": False,
         "aliases_written": [],
+        "message": "Saved 'the_classic' (6 steps): say 'the classic' to do it again.",
     }
     assert files == {name: (voice.memory / name).read_bytes() for name in files}
 
 
 def test_what_is_never_saved(voice: VoiceTree) -> None:
     cases = [
-        (CLASSIC, classic(voice, confidence=0.7), "confidence 0.70 is below 0.80"),
+        (CLASSIC, classic(voice, confidence=0.7), "Not saved 'the_classic': confidence 0.70 is below 0.80."),
         (
             "make a meat and cheese sandwich",
             classic(voice),
-            "the command does not ask to name or remember a sequence",
+            "the command does not ask to remember anything",
         ),
         (
             "learn that go home means the classic",
-            classic(voice, name="go_home"),
-            "'go_home' is a built-in instruction and is never overwritten",
+            None,
+            "Not saved it: 'go home' is a built-in instruction and is never redefined: nothing was done or saved.",
         ),
         (
             "remember a masterpiece as anything",
             classic(voice, name="art"),
-            "creative results are never saved",
+            "Not saved it: creative results are never saved.",
+        ),
+        (
+            "save it as a new sequence",
+            None,
+            "Not saved it: What should I call it? Say for example: call that the classic.",
         ),
     ]
-    for command, answer, reason in cases:
-        harness = voice.start(command, answer, voice.valid)
+    for command, answer, message in cases:
+        harness = voice.start(command, *([answer, voice.valid] if answer else []))
         assert voice.run(harness) == Status.SUCCESS
-        assert voice.value(harness, "/voice/memory") == {"saved": False, "reason": reason}, command
+        memory = voice.value(harness, "/voice/memory")
+        assert memory["saved"] is False and memory.get("message", memory["reason"]) == message, command
     assert memory_file(voice, "instruction_set.json")["learned_composites"] == {}
+
+
+def test_saving_that_saves_the_last_executed_plan_without_running_it_again(voice: VoiceTree) -> None:
+    harness = voice.start("make a cheese sandwich")
+    sent = voice.events(harness, "actuator")
+    assert voice.run(harness) == Status.SUCCESS
+    moved = len(sent)
+    assert voice.next_command(harness, "save that as the cheesy") == Status.SUCCESS
+    assert len(sent) == moved  # nothing was built again
+    assert voice.value(harness, "/voice/route") == "last_plan"
+    assert voice.value(harness, "/voice/memory")["message"] == (
+        "Saved 'the_cheesy' (5 steps): say 'the cheesy' to do it again."
+    )
+    learned = memory_file(voice, "instruction_set.json")["learned_composites"]["the_cheesy"]
+    assert [step["params"].get("item") for step in learned["sequence"]] == [
+        None,
+        "bread",
+        "cheese",
+        "bread",
+        None,
+    ]
+    assert voice.next_command(harness, "the cheesy") == Status.SUCCESS
+    assert voice.value(harness, "/arm/scene").zones["assembly_fixture"] == ["bread", "cheese", "bread"] * 2
+
+
+def test_do_it_again_repeats_the_last_plan_and_asks_when_there_is_none(voice: VoiceTree) -> None:
+    harness = voice.start("do it again")
+    calls = voice.events(harness, "llm_call")
+    assert voice.run(harness) == Status.SUCCESS
+    assert voice.value(harness, "/voice/result")["clarification_question"] == (
+        "I have not done anything yet that I could do again. What should I make?"
+    )
+    assert voice.next_command(harness, "make a meat sandwich") == Status.SUCCESS
+    assert voice.next_command(harness, "do it again") == Status.SUCCESS
+    assert voice.value(harness, "/arm/scene").zones["assembly_fixture"] == ["bread", "meat", "bread"] * 2
+    assert calls == []
 
 
 def test_memory_copies_start_from_the_configured_files(voice: VoiceTree) -> None:

@@ -45,7 +45,10 @@ def test_the_gofa_robot_builds_two_sandwiches_on_its_simulated_arm(voice: VoiceT
     }
     assert scene.stacks == {"bread": 4, "meat": 3, "cheese": 3, "lettuce": 3, "tomato": 4}
     assert (scene.held, scene.place, scene.gripper) == (None, "home", "open")
-    assert (first_ticks, harness.ticks) == (223, 401)  # 22.2 s and 17.7 s of simulated motion
+    assert (first_ticks, harness.ticks) == (
+        222,
+        399,
+    )  # 22.1 s and 17.7 s of simulated motion (layers land on the ones below)
     assert voice.value(harness, "/arm/executed") == 28
     assert render_scene(scene).splitlines()[2:4] == [
         "assembly_left   assembly_fixture   assembly_right",
@@ -109,3 +112,16 @@ def test_a_command_the_arm_does_not_finish_stops_the_program_with_the_reason(
         "move_to(x_mm=150, y_mm=420, z_mm=160, place=bread) failed: "
         f"no answer to command #1 in {ack} within 0.5 s"
     )
+
+
+def test_the_robot_files_voice_section_is_checked_before_the_first_tick(voice: VoiceTree) -> None:
+    bad = voice.robot(voice={"repair": "sometimes"})
+    problems = [problem.message for problem in validate_file(bad)]
+    assert any("voice.repair: Input should be 'refuse' or 'allow'" in message for message in problems), (
+        problems
+    )
+    assert validate_file(voice.robot(voice={"repair": "allow"})) == []
+    unknown = voice.robot(vocie={"repair": "allow"})
+    (problem,) = validate_file(unknown)
+    assert problem.message.startswith("unknown robot-file key 'vocie' (expected: ")
+    assert "voice" in problem.message and "kg" in problem.message

@@ -4,7 +4,7 @@ budgets, and record/replay. Leaves use :func:`start_call` and poll the returned 
 
 from treebrain.llm.budget import Budget, Usage, UsageLedger
 from treebrain.llm.context import CallContext
-from treebrain.llm.errors import LLMError, LLMErrorKind
+from treebrain.llm.errors import LLMError, LLMErrorKind, LLMFailure
 from treebrain.llm.parsing import ParseOutcome, parse_structured
 from treebrain.llm.profiles import (
     LLMSection,
@@ -32,6 +32,7 @@ __all__ = [
     "LLMCall",
     "LLMError",
     "LLMErrorKind",
+    "LLMFailure",
     "LLMRequest",
     "LLMResponse",
     "LLMSection",

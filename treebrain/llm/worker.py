@@ -190,19 +190,11 @@ def _after_failure(
     if not error.retryable:
         return error
     if attempts >= retry.max_attempts:
-        return LLMError(
-            error.kind,
-            f"{error.message} (gave up after {attempts} attempts)",
-            retry_after_s=error.retry_after_s,
-            status_code=error.status_code,
-        )
+        return error.again(f"{error.message} (gave up after {attempts} attempts)")
     delay = retry.delay_s(attempts, error.retry_after_s)
     retry_at = context.clock.now() + delay
     if retry_at >= context.deadline:
-        return LLMError(
-            error.kind,
-            f"{error.message}; no retry: waiting {delay:.2f} s after attempt {attempts} would pass the deadline",
-            retry_after_s=error.retry_after_s,
-            status_code=error.status_code,
+        return error.again(
+            f"{error.message}; no retry: waiting {delay:.2f} s after attempt {attempts} would pass the deadline"
         )
     return retry_at

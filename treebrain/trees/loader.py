@@ -15,6 +15,7 @@ from typing import Any
 from py_trees.behaviour import Behaviour
 
 from treebrain.behaviours import BehaviourRegistry, NodeSetup, RobotSettings, TreeContext, default_registry
+from treebrain.behaviours.registry import CORE_GROUP
 from treebrain.blackboard import MISSING, Blackboard, normalise_key
 from treebrain.clock import Clock, MonotonicClock
 from treebrain.errors import InputError, Location, Problem
@@ -73,7 +74,8 @@ def compile_file(
     data, read_problems = read_yaml_file(source)
     if is_robot_file(data):
         problems.extend(read_problems)
-        robot = read_robot_file(data, source, problems)
+        domains = [group for group in registry.groups() if group != CORE_GROUP]
+        robot = read_robot_file(data, source, problems, domains)
         if robot.tree_path is not None:
             root = reader.read_tree(robot.tree_path, robot.data.value_where("tree")).root
     else:

@@ -8,6 +8,7 @@ whole-string reference keeps the value's type, an embedded one is formatted into
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,8 @@ from treebrain.errors import Location, Problem
 from treebrain.yaml_source import YList, YMap
 
 ROBOT_KEYS = {"robot", "tree", "driver", "limits", "llm", "blackboard", "overrides", "description", "ros"}
+"""The framework's sections; a robot file may also have one section per installed leaf domain
+(``voice:``), which that domain's leaves read and check."""
 _REFERENCE = re.compile(r"\$\{([A-Za-z0-9_.\-]+)\}")
 
 
@@ -44,16 +47,22 @@ def is_robot_file(data: Any) -> bool:
     return isinstance(data, YMap) and "robot" in data
 
 
-def read_robot_file(data: YMap, path: Path, problems: list[Problem]) -> RobotFile:
-    """Interpret a parsed robot file, appending every problem found."""
+def read_robot_file(
+    data: YMap, path: Path, problems: list[Problem], domains: Iterable[str] = ()
+) -> RobotFile:
+    """Interpret a parsed robot file, appending every problem found; `domains` are the leaf domains
+    that may have a section of their own."""
+    known = ROBOT_KEYS | set(domains)
     for key in data:
-        if key not in ROBOT_KEYS:
+        if key not in known:
             problems.append(
                 Problem(
                     data.where(key),
-                    f"unknown robot-file key '{key}' (expected: {', '.join(sorted(ROBOT_KEYS))})",
+                    f"unknown robot-file key '{key}' (expected: {', '.join(sorted(known))})",
                 )
             )
+        elif key in domains and not isinstance(data[key], dict):
+            problems.append(Problem(data.value_where(key), f"'{key}' must be a mapping of {key} settings"))
     name = data.get("robot")
     if not isinstance(name, str) or not name:
         problems.append(Problem(data.value_where("robot"), "'robot' must be the robot's name"))

@@ -1,27 +1,36 @@
-"""Classifying a command in Python before any LLM call: creative, recovery, learning, unknown items,
-and what a plain build request asks for.
+"""Classifying a command in Python before any LLM call: what kind of command it is, what it asks for,
+and whether it can be answered, refused or questioned without a model.
 
-The patterns live in ``config/voice/classification.yaml``. Classification decides the prompt
-(creative axes, recovery hints), the temperature, and whether the LLM is needed at all: a command
-naming an ingredient the cell does not have is answered here, at no cost. For a plain build request
-("make a ham and lettuce sandwich on the left": a build word, no negation or removal, no creative
-licence) it also notes the items and the zone asked for, which the plan must then honour.
+The patterns live in ``config/voice/classification.yaml`` (categories) and ``language.yaml`` (what a
+command asks for). Classification decides the prompt (creative axes, recovery hints), the
+temperature, and whether the LLM is needed at all: an ingredient the cell lacks, a motion the arm
+cannot make, a name the user did not give, a place that is no zone, or a plain request to repeat or
+save what was just done are all answered here, at no cost and without guessing. For everything else
+it reads the requirements every plan must meet (:class:`~treebrain.voice.request.PlanRequest`).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from treebrain.documents import PathPart, read_document
-from treebrain.voice.isa import InstructionSet
+from treebrain.documents import read_document
+from treebrain.voice.request import PlanRequest, RequestReader, check_pattern
 
 # Quotes (straight and curly) and end punctuation around a phrase the user wants learned.
 _QUOTES_AND_STOPS = " \"'\u201c\u201d\u2018\u2019.,!?"
+# What may separate a learned name from the definition that follows it.
+_DEFINITION_LEAD = re.compile(
+    r"^[\s:;,\-\u2013\u2014]*(?:(?:as|means|is|i mean|it means|that means)\b[\s:,]*)?"
+)
+
+AnsweredRoute = Literal["unknown_items", "unsupported", "name_taken", "clarify", "stop", "last_plan"]
+"""Routes answered in Python, without the LLM."""
+Route = AnsweredRoute | Literal["generate"]
 
 
 class RecoveryPattern(BaseModel):
@@ -29,6 +38,10 @@ class RecoveryPattern(BaseModel):
 
     pattern: str
     hint: str
+    allowed: list[str] | None = None
+    """A recovery command matching this pattern may only use these instructions."""
+    forbidden: list[str] = Field(default_factory=list)
+    required: list[str] = Field(default_factory=list)
 
 
 class ClassificationRules(BaseModel):
@@ -42,8 +55,6 @@ class ClassificationRules(BaseModel):
     learning_patterns: list[str]
     trigger_patterns: list[str] = Field(default_factory=list)
     unavailable_foods: list[str]
-    build_patterns: list[str] = Field(default_factory=list)
-    exception_patterns: list[str] = Field(default_factory=list)
 
 
 class Classification(BaseModel):
@@ -56,69 +67,132 @@ class Classification(BaseModel):
     recovery_hint: str | None = None
     is_learning: bool = False
     learned_phrase: str | None = None
+    """The name a learning command gives, as said ("the classic")."""
     named_items: list[str] = Field(default_factory=list)
     unknown_items: list[str] = Field(default_factory=list)
-    requested_items: list[str] = Field(default_factory=list)
-    """Items a plain build request names, which the plan must add (empty for any other command)."""
-    requested_zone: str | None = None
-    """The one assembly zone a plain build request names ("on the left"), if any."""
+    request: PlanRequest = PlanRequest()
+    """What every plan for this command must do."""
+    unsupported: str | None = None
+    """A motion the instruction set cannot express ("move diagonally")."""
+    name_taken: bool = False
+    """The learned name is a built-in instruction's, which is never redefined."""
+    question: str | None = None
+    """What to ask the user when the command is under-specified."""
+    stop: bool = False
+    """A pure stop: nothing may move."""
+    uses_last_plan: Literal["repeat", "learn"] | None = None
+    """The command repeats, or saves under a name, the last plan the arm executed."""
 
     @property
-    def route(self) -> Literal["unknown_items", "generate"]:
-        """``unknown_items`` is answered without the LLM; everything else goes to pass 1."""
-        return "unknown_items" if self.unknown_items else "generate"
+    def route(self) -> Route:
+        """Every route but ``generate`` is answered without the LLM."""
+        if self.unknown_items:
+            return "unknown_items"
+        if self.unsupported is not None:
+            return "unsupported"
+        if self.name_taken:
+            return "name_taken"
+        if self.question is not None:
+            return "clarify"
+        if self.stop:
+            return "stop"
+        if self.uses_last_plan is not None:
+            return "last_plan"
+        return "generate"
 
 
 class Classifier:
-    """Compiled patterns for one rules file and one instruction set."""
+    """Compiled patterns for one rules file, one language file and one instruction set."""
 
-    def __init__(self, rules: ClassificationRules, iset: InstructionSet) -> None:
+    def __init__(self, rules: ClassificationRules, reader: RequestReader) -> None:
         self.rules = rules
+        self.reader = reader
+        self.iset = reader.iset
         self._creative = [re.compile(pattern, re.IGNORECASE) for pattern in rules.creative_patterns]
-        self._recovery = [
-            (re.compile(item.pattern, re.IGNORECASE), item.hint) for item in rules.recovery_patterns
-        ]
+        self._recovery = [(re.compile(item.pattern, re.IGNORECASE), item) for item in rules.recovery_patterns]
         self._learning = [re.compile(pattern, re.IGNORECASE) for pattern in rules.learning_patterns]
         self._triggers = [re.compile(pattern, re.IGNORECASE) for pattern in rules.trigger_patterns]
-        self._build = [re.compile(pattern, re.IGNORECASE) for pattern in rules.build_patterns]
-        self._exceptions = [re.compile(pattern, re.IGNORECASE) for pattern in rules.exception_patterns]
-        self._zones = [(_zone_pattern(alias), zone) for alias, zone in iset.zone_names_by_alias().items()]
-        self._item_words = iset.item_names_by_alias()
-        self._items = _word_pattern(self._item_words)
-        unknown = [food for food in rules.unavailable_foods if food.lower() not in self._item_words]
+        item_words = self.iset.item_names_by_alias()
+        unknown = [food for food in rules.unavailable_foods if food.lower() not in item_words]
         self._unknown = _word_pattern(unknown)
+        self._known_plans = _word_pattern(name.replace("_", " ") for name in self.iset.learned_composites)
 
     def classify(self, text: str) -> Classification:
-        recovery_hint = next((hint for pattern, hint in self._recovery if pattern.search(text)), None)
-        learned_phrase = None
-        for pattern in self._triggers:
-            found = pattern.search(text)
-            if found is not None:
-                learned_phrase = found.group("phrase").strip(_QUOTES_AND_STOPS)
-                break
+        recoveries = [item for pattern, item in self._recovery if pattern.search(text)]
         is_creative = any(pattern.search(text) for pattern in self._creative)
         is_learning = any(pattern.search(text) for pattern in self._learning)
-        named_items = _unique(self._item_words[word.lower()] for word in _found(self._items, text))
-        plain_build = (
-            any(pattern.search(text) for pattern in self._build)
-            and not any(pattern.search(text) for pattern in self._exceptions)
-            and not (is_creative or is_learning or recovery_hint is not None)
-        )
-        zones = _unique(zone for pattern, zone in self._zones if pattern.search(text)) if plain_build else []
-        return Classification(
+        named_items = self.reader.named_items(text)
+        base = Classification(
             is_creative=is_creative,
-            is_recovery=recovery_hint is not None,
-            recovery_hint=recovery_hint,
+            is_recovery=bool(recoveries),
+            recovery_hint="; ".join(item.hint for item in recoveries) or None,
             is_learning=is_learning,
-            learned_phrase=learned_phrase or None,
             named_items=named_items,
             unknown_items=_unique(word.lower() for word in _found(self._unknown, text)),
-            requested_items=named_items if plain_build else [],
-            requested_zone=zones[0] if len(zones) == 1 else None,
+            unsupported=self.reader.unsupported_motion(text),
+        )
+        if is_learning:
+            return self._learning_command(text, base)
+        if self.reader.asks_to_repeat(text):
+            return base.model_copy(update={"uses_last_plan": "repeat"})
+        building = self.reader.is_build(text) and not is_creative and not recoveries
+        request = self.reader.read(text, build=building)
+        if recoveries and not self.reader.is_build(text):
+            request = request.model_copy(update=_recovery_limits(recoveries))
+        return base.model_copy(
+            update={
+                "request": request,
+                "question": self._question(text, request, building),
+                "stop": request.allowed == [],
+            }
         )
 
+    def _question(self, text: str, request: PlanRequest, building: bool) -> str | None:
+        """What to ask when the command leaves out what is needed to act on it."""
+        questions = self.reader.language.questions
+        place = self.reader.vague_place(text)
+        if place is not None:
+            return questions.vague_place.format(place=repr(place), zones=self.zone_choices())
+        name = self.reader.named_plan(text)
+        if name is not None and not _found(self._known_plans, text):
+            return questions.unknown_name.format(name=repr(name))
+        if building and not request.builds and not _found(self._known_plans, text):
+            return questions.no_items.format(items=_listed(self.iset.valid_items(), "and"))
+        return None
 
-def load_classifier(path: str | Path, iset: InstructionSet) -> Classifier:
+    def _learning_command(self, text: str, base: Classification) -> Classification:
+        """A name the user gave, what it stands for (the definition after it, or the last plan),
+        or the question that asks for the missing name."""
+        questions = self.reader.language.questions
+        found = next((match for pattern in self._triggers if (match := pattern.search(text))), None)
+        name = found.group("phrase").strip(_QUOTES_AND_STOPS) if found else ""
+        if not name or self.reader.is_generic_name(name):
+            return base.model_copy(update={"question": questions.no_name})
+        body = _DEFINITION_LEAD.sub("", text[found.end() :] if found else "").strip()
+        update: dict[str, object] = {"learned_phrase": name, "name_taken": self._is_built_in(name)}
+        if body:
+            update["request"] = self.reader.read(
+                body, build=self.reader.names_build(body), ordered_list=self.reader.is_item_list(body)
+            )
+        elif self.reader.refers_to_last(text):
+            update["uses_last_plan"] = "learn"
+        else:
+            update["question"] = questions.nothing_to_save
+        return base.model_copy(update=update)
+
+    def _is_built_in(self, name: str) -> bool:
+        snake = re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
+        return snake in self.iset.composites or snake in self.iset.primitives
+
+    def zone_choices(self) -> str:
+        """The zones as a person says them: "left, centre or right"."""
+        spoken = [
+            place.aliases[0] if place.aliases else zone for zone, place in self.iset.assembly_zones.items()
+        ]
+        return _listed(spoken, "or")
+
+
+def load_classifier(path: str | Path, reader: RequestReader) -> Classifier:
     """Rules from `path`, with every bad regular expression reported at its line."""
     document = read_document(path)
     rules = document.validate(ClassificationRules)
@@ -127,14 +201,15 @@ def load_classifier(path: str | Path, iset: InstructionSet) -> Classifier:
             "creative_patterns": rules.creative_patterns,
             "learning_patterns": rules.learning_patterns,
             "trigger_patterns": rules.trigger_patterns,
-            "build_patterns": rules.build_patterns,
-            "exception_patterns": rules.exception_patterns,
         }
         for section, patterns in lists.items():
             for index, pattern in enumerate(patterns):
-                _check_pattern(document.problem, [section, index], pattern)
+                check_pattern(document, [section, index], pattern)
         for index, item in enumerate(rules.recovery_patterns):
-            _check_pattern(document.problem, ["recovery_patterns", index, "pattern"], item.pattern)
+            check_pattern(document, ["recovery_patterns", index, "pattern"], item.pattern)
+            for name in [*(item.allowed or []), *item.forbidden, *item.required]:
+                if name not in reader.iset.composites:
+                    document.problem(["recovery_patterns", index], f"{name!r} is not a composite")
         for index, pattern in enumerate(rules.trigger_patterns):
             if "(?P<phrase>" not in pattern:
                 document.problem(
@@ -142,33 +217,27 @@ def load_classifier(path: str | Path, iset: InstructionSet) -> Classifier:
                 )
     document.raise_problems()
     assert rules is not None
-    return Classifier(rules, iset)
+    return Classifier(rules, reader)
 
 
-def _check_pattern(
-    record: Callable[[list[PathPart], str], None], where: list[PathPart], pattern: str
-) -> None:
-    try:
-        re.compile(pattern)
-    except re.error as error:
-        record(where, f"invalid regular expression: {error}")
+def _recovery_limits(recoveries: list[RecoveryPattern]) -> dict[str, object]:
+    """What a recovery may do: only what all its patterns allow together (when each has a list),
+    nothing any of them forbids, all they require."""
+    allowed = [name for item in recoveries if item.allowed is not None for name in item.allowed]
+    limited = all(item.allowed is not None for item in recoveries)
+    return {
+        "allowed": _unique(allowed) if limited else None,
+        "forbidden": _unique(name for item in recoveries for name in item.forbidden),
+        "required": _unique(name for item in recoveries for name in item.required),
+    }
 
 
 def _word_pattern(words: Iterable[str]) -> re.Pattern[str] | None:
     choices = sorted({word for word in words if word}, key=len, reverse=True)
     if not choices:
         return None
-    alternatives = "|".join(re.escape(word) for word in choices)
+    alternatives = "|".join(re.escape(word).replace(r"\ ", r"\s+") for word in choices)
     return re.compile(rf"\b({alternatives})(?:s|es)?\b", re.IGNORECASE)
-
-
-def _zone_pattern(alias: str) -> re.Pattern[str]:
-    """A zone alias as the command would say it: a one-word alias ("left") only after a preposition
-    ("on the left"), so that "right now" names no zone."""
-    escaped = re.escape(alias).replace(r"\ ", r"\s+")
-    if " " in alias or "_" in alias:
-        return re.compile(rf"\b{escaped}\b", re.IGNORECASE)
-    return re.compile(rf"\b(?:on|at|to|in|into|onto)\s+(?:the\s+)?{escaped}\b", re.IGNORECASE)
 
 
 def _found(pattern: re.Pattern[str] | None, text: str) -> list[str]:
@@ -177,3 +246,7 @@ def _found(pattern: re.Pattern[str] | None, text: str) -> list[str]:
 
 def _unique(values: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(values))
+
+
+def _listed(names: list[str], last: str) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} {last} {names[-1]}"

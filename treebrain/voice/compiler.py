@@ -2,9 +2,13 @@
 
 All or nothing: every step is checked first (name, parameters, values), then the program is
 expanded while dry-running each primitive through the cell model the simulated arm uses
-(:func:`treebrain.robots.arm.workcell.apply_command`), so an empty stack, a drop in free space or a
-point out of reach is a compile error and nothing is produced. The only things that can come out
-are the arm's five primitives, re-validated by :func:`treebrain.robots.arm.commands.parse_command`.
+(:func:`treebrain.robots.arm.workcell.apply_command`), so an empty stack, a drop in free space, a
+zone stacked past its limit or a point out of reach is a compile error and nothing is produced. A
+zone's height follows its stack: each layer is placed on top of the ones below (the robot's layer
+thickness), and each is picked from where it lies. A program longer than the robot's
+``max_primitives`` or ``max_duration_s`` is refused whole, the limit named. The only things that can
+come out are the arm's five primitives, re-validated by
+:func:`treebrain.robots.arm.commands.parse_command`.
 
 Errors are :class:`CompileError` (an :class:`InputError`) located as ``sequence:N`` for step N.
 """
@@ -18,7 +22,7 @@ from pydantic import BaseModel, ValidationError
 
 from treebrain.errors import InputError, Location, Problem
 from treebrain.robots.arm.commands import ArmCommand, CommandError, parse_command
-from treebrain.robots.arm.limits import ArmLimits, Pose
+from treebrain.robots.arm.limits import ArmLimits, Pose, motion_seconds
 from treebrain.robots.arm.workcell import ArmScene, apply_command
 from treebrain.robots.errors import ActionRefusedError
 from treebrain.voice.isa import LOOP_NAME, PLACEHOLDER, ExpansionStep, InstructionSet
@@ -87,12 +91,30 @@ def compile_sequence(
             raise CompileError(
                 [Problem(Location("sequence", index + 1), f"{step.short()}: {error}")]
             ) from None
+    _check_size(expander.commands, start, expander.limits)
     return CompiledProgram(
         commands=expander.commands,
         step_of_command=expander.origins,
         final_scene=expander.scene,
         active_zone=expander.active_zone,
     )
+
+
+def _check_size(commands: list[ArmCommand], start: ArmScene, limits: ArmLimits) -> None:
+    """The program's length and duration within the robot's limits, else a CompileError naming them."""
+    problems: list[str] = []
+    if limits.max_primitives is not None and len(commands) > limits.max_primitives:
+        problems.append(
+            f"the program has {len(commands)} primitives; limits.max_primitives allows {limits.max_primitives}"
+        )
+    if limits.max_duration_s is not None:
+        seconds = motion_seconds(start.pose, start.speed_mm_s, commands)
+        if seconds > limits.max_duration_s:
+            problems.append(
+                f"the program takes {seconds:.0f} s; limits.max_duration_s allows {limits.max_duration_s:g} s"
+            )
+    if problems:
+        raise CompileError([Problem(Location("sequence"), problem) for problem in problems])
 
 
 def _parsed_steps(
@@ -179,7 +201,19 @@ class _Expander:
         place = self.iset.place(str(bound))
         if place is None:
             raise _Refusal(f"{bound!r} is not a place of this cell")
+        z_mm = self._surface_z(str(bound), place.z_mm)
         if attribute == "approach_z_mm":
-            return place.z_mm + self.iset.approach_height_mm
+            return z_mm + self.iset.approach_height_mm
+        if attribute == "z_mm":
+            return z_mm
         coordinate: float = getattr(place, attribute)
         return coordinate
+
+    def _surface_z(self, name: str, base_z: float) -> float:
+        """Where the gripper meets a zone's stack: on top of its layers when it brings one, at the
+        top layer when it comes to take one. Other places keep their own height."""
+        layers = self.scene.zones.get(name)
+        if name not in self.iset.assembly_zones or not layers:
+            return base_z
+        below = len(layers) if self.scene.held is not None else len(layers) - 1
+        return base_z + below * self.limits.stack_of(name).layer_thickness_mm

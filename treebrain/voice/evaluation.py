@@ -1,13 +1,13 @@
-"""Evaluating results against the observation suite, and the report (Markdown table + JSON).
+"""Evaluating what a command did against the observation suite, and the report (Markdown + JSON).
 
-:func:`evaluate_case` is pure: one result, its trace and its expectations in, the list of failed
-checks out. :func:`run_suite` runs every case through the reference pipeline with whatever ``ask``
-it is given (scripted answers in tests, a provider adapter for a real model).
+:func:`evaluate_case` is pure: one command's result, trace, end and the cell it left, and the case's
+expectations in; the list of failed checks out. A case that failed after the arm executed something
+is *executed but wrong* -- the one outcome the pipeline must never have; a case where nothing reached
+the arm is at worst a refusal.
 """
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -19,10 +19,13 @@ from treebrain.robots.arm.workcell import ArmScene
 from treebrain.voice.compiler import CompileError, compile_sequence
 from treebrain.voice.creative import axis_violations
 from treebrain.voice.kit import VoiceKit
-from treebrain.voice.memory import LearningPlan, plan_learning
-from treebrain.voice.pipeline import Ask, Trace, interpret
+from treebrain.voice.outcome import CommandOutcome
 from treebrain.voice.result import InterpretResult, needs_approval
-from treebrain.voice.suite import CATEGORIES, Expectations, Suite, SuiteCase
+from treebrain.voice.suite import CATEGORIES, Expectations, SuiteCase
+from treebrain.voice.trace import Trace
+
+REFUSALS = ("clarify", "refused", "llm_unavailable")
+"""Ends where nothing reached the arm on purpose."""
 
 
 class CaseOutcome(BaseModel):
@@ -34,13 +37,21 @@ class CaseOutcome(BaseModel):
     passed: bool
     failures: list[str]
     route: str
+    status: str
     result: dict[str, Any] | None
     validation_issues: list[str]
     pass3_fixed: bool
     primitives: int
+    executed: int
+    zones: dict[str, list[str]] | None
     input_tokens: int
     output_tokens: int
     cost_usd: float
+
+    @property
+    def executed_but_wrong(self) -> bool:
+        """The arm did something, and it was not what the case asks for."""
+        return not self.passed and self.executed > 0
 
 
 class CategoryStats(BaseModel):
@@ -48,12 +59,17 @@ class CategoryStats(BaseModel):
     cases: int
     passed: int
     pass_rate: float
+    refused: int
+    """Cases where nothing reached the arm on purpose (a refusal or a question)."""
+    executed_but_wrong: int
 
 
 class SuiteReport(BaseModel):
     cases: int
     passed: int
     pass_rate: float
+    refused: int
+    executed_but_wrong: int
     categories: list[CategoryStats]
     validation_issues: int
     pass3_fixes: int
@@ -68,16 +84,22 @@ def evaluate_case(
     result: InterpretResult | None,
     trace: Trace,
     kit: VoiceKit,
+    ended: CommandOutcome,
     *,
     strict: bool = True,
-    scene: ArmScene | None = None,
+    final: ArmScene | None = None,
+    memory_saved: bool = False,
 ) -> CaseOutcome:
-    """Check `result` against the case's expectations; every failed check is listed."""
+    """Check what the command did against the case's expectations; every failed check is listed.
+
+    `final` is the cell after the command ran on the simulated arm, `memory_saved` whether the
+    memory writer saved something. Compile checks judge the plan on an ample cell.
+    """
     expect = case.expect
     failures = _check_route_and_none(expect, result, trace)
     primitives = 0
     if result is not None:
-        primitives, compile_error = _compiled_count(result, kit, scene)
+        primitives, compile_error = _compiled_count(result, kit, None)
         failures.extend(_check_sequence(expect, result))
         failures.extend(_check_fields(expect, result, trace, kit, case, strict=strict))
         if expect.compiles is not None and (compile_error is None) != expect.compiles:
@@ -86,6 +108,7 @@ def evaluate_case(
             failures.append(
                 f"max_commands: {primitives} dispatchable primitives, at most {expect.max_commands} allowed"
             )
+    failures.extend(_check_end(expect, result, ended, final, memory_saved))
     return CaseOutcome(
         id=case.id,
         category=case.category,
@@ -93,14 +116,44 @@ def evaluate_case(
         passed=not failures,
         failures=failures,
         route=trace.route,
+        status=ended.status,
         result=None if result is None else result.as_dict(),
         validation_issues=[] if result is None else list(result.validation_issues),
         pass3_fixed=trace.pass3_fixed,
         primitives=primitives,
+        executed=ended.executed,
+        zones=None if final is None else final.zones,
         input_tokens=trace.input_tokens,
         output_tokens=trace.output_tokens,
         cost_usd=trace.cost_usd,
     )
+
+
+def _check_end(
+    expect: Expectations,
+    result: InterpretResult | None,
+    ended: CommandOutcome,
+    final: ArmScene | None,
+    memory_saved: bool,
+) -> list[str]:
+    """How the command ended, what the arm did, and what the cell holds afterwards."""
+    failures: list[str] = []
+    if expect.status is not None and ended.status != expect.status:
+        failures.append(f"status: expected {expect.status}, got {ended.status} ({ended.message})")
+    if expect.reason_contains is not None and expect.reason_contains.lower() not in ended.message.lower():
+        failures.append(f"reason_contains: {expect.reason_contains!r} not in {ended.message!r}")
+    failure = None if result is None or result.llm_failure is None else result.llm_failure.cause
+    if expect.llm_failure is not None and failure != expect.llm_failure:
+        failures.append(f"llm_failure: expected {expect.llm_failure}, got {failure}")
+    if expect.executed is not None and ended.executed != expect.executed:
+        failures.append(f"executed: expected {expect.executed} primitives, got {ended.executed}")
+    if expect.memory_saved is not None and memory_saved != expect.memory_saved:
+        failures.append(f"memory_saved: expected {expect.memory_saved}, got {memory_saved}")
+    for zone, layers in (expect.zones or {}).items():
+        held = None if final is None else final.zones.get(zone)
+        if held != layers:
+            failures.append(f"zones.{zone}: expected {layers}, the arm left {held}")
+    return failures
 
 
 def _check_route_and_none(expect: Expectations, result: InterpretResult | None, trace: Trace) -> list[str]:
@@ -171,12 +224,6 @@ def _check_fields(
             needs_approval(result, strict=strict, threshold=kit.settings.strict_threshold),
         ),
     ]
-    if expect.learnable is not None:
-        phrase = trace.classification.learned_phrase if trace.classification else None
-        plan = plan_learning(
-            result, case.command, kit.iset, kit.matcher, learned_phrase=phrase, policy=kit.settings.memory
-        )
-        flags.append(("learnable", expect.learnable, isinstance(plan, LearningPlan)))
     if expect.creative_reasoning_format is not None:
         prefix = trace.creative.reasoning_prefix() if trace.creative else "Axis 1: "
         flags.append(
@@ -213,20 +260,6 @@ def _compiled_count(result: InterpretResult, kit: VoiceKit, scene: ArmScene | No
     return len(program.commands), None
 
 
-def run_suite(suite: Suite, kit: VoiceKit, ask: Ask, *, scene: ArmScene | None = None) -> SuiteReport:
-    """Interpret and evaluate every case; each case gets its own RNG seeded from the suite seed."""
-    outcomes = []
-    for case in suite.cases:
-        rng = random.Random(f"{suite.seed}:{case.id}")
-        try:
-            result, trace = interpret(case.command, kit, ask, scene=scene, rng=rng)
-        except Exception as error:  # one broken case (a provider bug, a missing script) must not end the run
-            outcomes.append(crashed_outcome(case, f"the pipeline raised {type(error).__name__}: {error}"))
-            continue
-        outcomes.append(evaluate_case(case, result, trace, kit, strict=suite.strict_mode, scene=scene))
-    return build_report(outcomes)
-
-
 def crashed_outcome(case: SuiteCase, reason: str) -> CaseOutcome:
     """A case the pipeline could not finish (a provider bug, a missing script): failed, with why."""
     return CaseOutcome(
@@ -236,10 +269,13 @@ def crashed_outcome(case: SuiteCase, reason: str) -> CaseOutcome:
         passed=False,
         failures=[reason],
         route="error",
+        status="failed",
         result=None,
         validation_issues=[],
         pass3_fixed=False,
         primitives=0,
+        executed=0,
+        zones=None,
         input_tokens=0,
         output_tokens=0,
         cost_usd=0.0,
@@ -254,7 +290,12 @@ def build_report(outcomes: list[CaseOutcome]) -> SuiteReport:
             passed = sum(outcome.passed for outcome in members)
             categories.append(
                 CategoryStats(
-                    category=category, cases=len(members), passed=passed, pass_rate=passed / len(members)
+                    category=category,
+                    cases=len(members),
+                    passed=passed,
+                    pass_rate=passed / len(members),
+                    refused=sum(outcome.status in REFUSALS for outcome in members),
+                    executed_but_wrong=sum(outcome.executed_but_wrong for outcome in members),
                 )
             )
     passed = sum(outcome.passed for outcome in outcomes)
@@ -262,6 +303,8 @@ def build_report(outcomes: list[CaseOutcome]) -> SuiteReport:
         cases=len(outcomes),
         passed=passed,
         pass_rate=passed / len(outcomes) if outcomes else 0.0,
+        refused=sum(category.refused for category in categories),
+        executed_but_wrong=sum(category.executed_but_wrong for category in categories),
         categories=categories,
         validation_issues=sum(len(outcome.validation_issues) for outcome in outcomes),
         pass3_fixes=sum(outcome.pass3_fixed for outcome in outcomes),
@@ -277,23 +320,27 @@ def render_markdown(report: SuiteReport) -> str:
     lines = [
         "# Voice observation suite",
         "",
-        f"**{report.passed}/{report.cases} passed ({report.pass_rate:.0%})** · validation issues: "
+        f"**{report.passed}/{report.cases} passed ({report.pass_rate:.0%})** · refused {report.refused} · "
+        f"executed but wrong {report.executed_but_wrong} · validation issues: "
         f"{report.validation_issues} · pass-3 fixes: {report.pass3_fixes} · tokens: {report.input_tokens} in / "
         f"{report.output_tokens} out · cost: ${report.cost_usd:.4f}",
         "",
-        "| category | cases | passed | pass rate |",
-        "|---|---:|---:|---:|",
-        *(f"| {c.category} | {c.cases} | {c.passed} | {c.pass_rate:.0%} |" for c in report.categories),
+        "| category | cases | passed | pass rate | refused | executed but wrong |",
+        "|---|---:|---:|---:|---:|---:|",
+        *(
+            f"| {c.category} | {c.cases} | {c.passed} | {c.pass_rate:.0%} | {c.refused} | {c.executed_but_wrong} |"
+            for c in report.categories
+        ),
         "",
-        "| id | category | command | route | ok | issues | P3 fixed | primitives | tokens in/out | cost $ | failures |",
-        "|---|---|---|---|---|---:|---|---:|---|---:|---|",
+        "| id | category | command | route | status | ok | issues | P3 fixed | executed | tokens in/out | cost $ | failures |",
+        "|---|---|---|---|---|---|---:|---|---:|---|---:|---|",
     ]
     for outcome in report.outcomes:
         failures = "; ".join(outcome.failures) or ""
         lines.append(
-            f"| {outcome.id} | {outcome.category} | {_cell(outcome.command)} | {outcome.route} | "
+            f"| {outcome.id} | {outcome.category} | {_cell(outcome.command)} | {outcome.route} | {outcome.status} | "
             f"{'yes' if outcome.passed else 'NO'} | {len(outcome.validation_issues)} | "
-            f"{'yes' if outcome.pass3_fixed else ''} | {outcome.primitives} | "
+            f"{'yes' if outcome.pass3_fixed else ''} | {outcome.executed} | "
             f"{outcome.input_tokens}/{outcome.output_tokens} | {outcome.cost_usd:.5f} | {_cell(failures)} |"
         )
     return "\n".join(lines) + "\n"

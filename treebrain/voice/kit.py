@@ -28,6 +28,7 @@ from treebrain.voice.isa_loader import load_instruction_set
 from treebrain.voice.memory import MemoryPolicy, working_copies
 from treebrain.voice.phrase_bank import PhraseBankFile, PhraseMatcher, load_phrase_bank
 from treebrain.voice.prompts import PromptBuilder, PromptSettings
+from treebrain.voice.request import load_request_reader
 from treebrain.voice.result import STRICT_THRESHOLD
 
 T = TypeVar("T")
@@ -53,6 +54,7 @@ class VoiceSettings(BaseModel):
     instruction_set: str = "instruction_set.json"
     phrase_bank: str = "phrase_bank.json"
     classification: str = "classification.yaml"
+    language: str = "language.yaml"
     creative_axes: str = "creative_axes.yaml"
     prompts: str = "prompts"
     max_command_chars: int = Field(default=300, gt=10)
@@ -108,7 +110,12 @@ def load_voice_kit(
     if iset is None:
         raise InputError(problems)
     bank = _collect(problems, lambda: load_phrase_bank(bank_path, iset))
-    classifier = _collect(problems, lambda: load_classifier(base / settings.classification, iset))
+    reader = _collect(problems, lambda: load_request_reader(base / settings.language, iset))
+    classifier = (
+        None
+        if reader is None
+        else _collect(problems, lambda: load_classifier(base / settings.classification, reader))
+    )
     prompts = _collect(problems, lambda: PromptBuilder(base / settings.prompts, iset, settings.passes))
     if problems or bank is None or classifier is None or axes is None or prompts is None:
         raise InputError(problems)

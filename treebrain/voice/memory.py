@@ -68,38 +68,38 @@ def plan_learning(
     *,
     learned_phrase: str | None = None,
     policy: MemoryPolicy | None = None,
-    requested: bool = True,
+    sequence: list[Step] | None = None,
 ) -> LearningPlan | MemorySkip:
     """A plan when `result` may be remembered, else the reason it may not.
 
-    `requested` is False when the command did not ask to name or remember anything: a model that
-    names every sequence it writes must not fill the memory on its own.
+    Only call it for a command that asks to name or remember something: a model that names every
+    sequence it writes must not fill the memory on its own. `sequence` is what to learn
+    when it is not the result's own (the last executed plan, for "save that as the classic").
     """
     policy = policy or MemoryPolicy()
     name = result.composite_name
-    if not requested:
-        return MemorySkip(reason="the command does not ask to name or remember a sequence")
+    steps = list(result.sequence if sequence is None else sequence)
     if result.is_creative:
         return MemorySkip(reason="creative results are never saved")
     if not name:
         return MemorySkip(reason="the result names no composite")
     if result.confidence < policy.min_confidence:
         return MemorySkip(reason=f"confidence {result.confidence:.2f} is below {policy.min_confidence:.2f}")
-    if not result.sequence:
+    if not steps:
         return MemorySkip(reason="the sequence is empty")
     if name in iset.composites or name in PRIMITIVE_MODELS:
         return MemorySkip(reason=f"{name!r} is a built-in instruction and is never overwritten")
-    if any(step.instruction == name for step in result.sequence):
+    if any(step.instruction == name for step in steps):
         return MemorySkip(reason=f"{name!r} would call itself")
     try:
-        compile_sequence(result.sequence, iset)
+        compile_sequence(steps, iset)
     except CompileError as error:
         return MemorySkip(reason=f"the sequence does not compile: {error}")
     phrases = [learned_phrase, name.replace("_", " ")]
     aliases = list(dict.fromkeys(matcher.normalise(phrase) for phrase in phrases if phrase))
     return LearningPlan(
         composite_name=name,
-        sequence=list(result.sequence),
+        sequence=steps,
         aliases=[alias for alias in aliases if alias],
         description=result.interpretation,
         source_command=command,
@@ -141,6 +141,27 @@ def write_learning(
             PhraseBankFile.model_validate(bank_data)
             atomic_write_json(bank_path, bank_data)
     return MemoryWrite(composite_written=composite_written, aliases_written=written)
+
+
+def read_back(
+    plan: LearningPlan, *, instruction_set_path: str | Path, phrase_bank_path: str | Path
+) -> list[str]:
+    """What is missing from the files after a write (empty when both say what `plan` says): a save
+    is reported only once it can be read back."""
+    document = Document(str(instruction_set_path), _read_object(Path(instruction_set_path)))
+    iset = document.validate(InstructionSet)
+    learned = None if iset is None else iset.learned_composites.get(plan.composite_name)
+    problems: list[str] = []
+    if learned is None or learned.sequence != plan.sequence:
+        problems.append(f"{instruction_set_path} does not hold {plan.composite_name!r} as planned")
+    aliases = _read_object(Path(phrase_bank_path)).get("learned_aliases", {})
+    phrases = _read_object(Path(phrase_bank_path)).get("phrases", {})
+    lost = [
+        alias for alias in plan.aliases if alias not in phrases and aliases.get(alias) != plan.composite_name
+    ]
+    if lost:
+        problems.append(f"{phrase_bank_path} does not map {', '.join(map(repr, lost))} to it")
+    return problems
 
 
 def _read_object(path: Path) -> dict[str, Any]:

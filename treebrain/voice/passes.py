@@ -6,10 +6,10 @@ corrected sequence, and that proposal is itself put through the rules, so "valid
 never lets an invalid step through. Pass 3 runs only for real issues (not for an unparseable or
 failed validator call), and only replaces the sequence when its own output passes the rules.
 
-Rules judge steps; :func:`unmet_request` judges the plan against a plain build request (every item
-named is added, in the zone named), which even a clean plan can miss -- a small local model often
-does. What it finds is an issue like any other (worth a pass 3), and a plan that still misses the
-request after pass 3 is not executed (see :func:`treebrain.voice.result.assemble_result`).
+Rules judge steps; :func:`~treebrain.voice.plan_check.plan_misses` judges the plan against what the
+command asked for, which even a clean plan can miss -- a small local model often does. A plan that
+validation had to change, or that misses the request, is worth a pass 3; if pass 3 does not fix it,
+the plan is refused (see :func:`treebrain.voice.result.assemble_result`), not repaired and run.
 """
 
 from __future__ import annotations
@@ -18,8 +18,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from treebrain.voice.classify import Classification
 from treebrain.voice.isa import InstructionSet
+from treebrain.voice.plan_check import plan_misses
+from treebrain.voice.request import PlanRequest
 from treebrain.voice.rules import enforce_rules
 from treebrain.voice.steps import Step
 
@@ -86,65 +87,21 @@ def read_review(payload: Any, *, error: str | None, answered: bool) -> tuple[Ver
 
 
 class Pass2Outcome(BaseModel):
-    """The reviewed sequence, all issues found, and which of them are worth a pass 3."""
+    """What pass 2 found: the plan as pass 1 wrote it, the plan validation would make of it, and why."""
 
     pass1_sequence: list[Step]
     sequence: list[Step]
+    """Pass 1's plan with the rules' repairs (and an LLM validator's rewrite): run only when the robot
+    file allows repair."""
     issues: list[str]
     retry_issues: list[str]
+    """What pass 3 is told to fix: every change validation made, the validator's objections, misses."""
     validated: bool
     ran: bool
-    unmet: list[str] = Field(default_factory=list)
-    """What the sequence leaves out of a plain build request (see :func:`unmet_request`)."""
-
-
-def unmet_request(
-    classification: Classification, sequence: list[Step], iset: InstructionSet, active_zone: str | None
-) -> list[str]:
-    """What the plan leaves out of a plain build request: items never added, layers in another zone.
-
-    Learned composites are looked into: their steps count as the plan's.
-    """
-    sequence = _expanded(sequence, iset)
-    issues: list[str] = []
-    added = {step.params.get("item") for step in sequence if step.instruction == "add_layer"}
-    missing = [item for item in classification.requested_items if item not in added]
-    if missing:
-        pronoun = "it" if len(missing) == 1 else "them"
-        issues.append(f"the command asks for {', '.join(missing)} but no add_layer step adds {pronoun}")
-    wanted = classification.requested_zone
-    if wanted is not None:
-        zone = active_zone or iset.default_zone
-        used: list[str] = []
-        for step in sequence:
-            if step.instruction == "set_active_zone":
-                zone = str(step.params.get("zone", zone))
-            elif step.instruction == "add_layer" and zone not in used:
-                used.append(zone)
-        if used and used != [wanted]:
-            issues.append(
-                f"the command asks to build in {wanted} but the layers go to {', '.join(used)}: "
-                f"start with set_active_zone zone={wanted}"
-            )
-    return issues
-
-
-def _unmet(
-    classification: Classification | None, sequence: list[Step], iset: InstructionSet, active_zone: str | None
-) -> list[str]:
-    return [] if classification is None else unmet_request(classification, sequence, iset, active_zone)
-
-
-def _expanded(sequence: list[Step], iset: InstructionSet, depth: int = 4) -> list[Step]:
-    """The plan with every learned composite replaced by its steps (a few levels deep)."""
-    steps: list[Step] = []
-    for step in sequence:
-        learned = iset.learned_composites.get(step.instruction)
-        if learned is not None and depth > 0:
-            steps += _expanded(learned.sequence, iset, depth - 1)
-        else:
-            steps.append(step)
-    return steps
+    changes: list[str] = Field(default_factory=list)
+    """What validation had to change in the plan (a step dropped or rewritten), for the user."""
+    misses: list[str] = Field(default_factory=list)
+    """What the plan leaves out of the command's request (see :func:`~treebrain.voice.plan_check.plan_misses`)."""
 
 
 def review_pass1(
@@ -153,16 +110,17 @@ def review_pass1(
     *,
     verdict: Verdict | None = None,
     validator_error: str | None = None,
-    classification: Classification | None = None,
+    request: PlanRequest | None = None,
     active_zone: str | None = None,
 ) -> Pass2Outcome:
-    """Pass 2: Python rules always, plus the LLM verdict when one was asked for.
+    """Pass 2: Python rules always, plus the LLM verdict when one was asked for, plus the request.
 
     `validator_error` is VALIDATOR_UNPARSEABLE or VALIDATOR_FAILED when an LLM validator was
     asked but gave nothing usable; such issues never trigger pass 3.
     """
     pass1 = list(generation.sequence)
     if not pass1:
+        misses = _misses(request, [], iset, active_zone)
         return Pass2Outcome(
             pass1_sequence=[],
             sequence=[],
@@ -170,20 +128,25 @@ def review_pass1(
             retry_issues=[],
             validated=False,
             ran=False,
-            unmet=_unmet(classification, [], iset, active_zone),
+            misses=misses,
         )
     own = enforce_rules(pass1, iset)
     issues = own.messages()
+    changes = own.changes()
     sequence = own.sequence
+    objections: list[str] = []
     if verdict is not None:
-        issues = _merged(issues, verdict.issues or ([] if verdict.valid else [VALIDATOR_UNEXPLAINED]))
+        objections = verdict.issues or ([] if verdict.valid else [VALIDATOR_UNEXPLAINED])
+        issues = _merged(issues, objections)
         if verdict.sequence is not None:
             proposed = enforce_rules(verdict.sequence, iset)
             issues = _merged(issues, proposed.messages())
+            if proposed.sequence != sequence:
+                changes = _merged(changes, ["take the LLM validator's rewritten plan", *proposed.changes()])
             sequence = proposed.sequence
-    unmet = _unmet(classification, sequence, iset, active_zone)
-    issues = _merged(issues, unmet)
-    retry_issues = list(issues)
+    misses = _misses(request, sequence, iset, active_zone)
+    issues = _merged(issues, misses)
+    retry_issues = _merged(changes, objections, misses)
     if validator_error is not None:
         issues = [*issues, validator_error]
     return Pass2Outcome(
@@ -193,7 +156,8 @@ def review_pass1(
         retry_issues=retry_issues,
         validated=not issues,
         ran=True,
-        unmet=unmet,
+        changes=changes,
+        misses=misses,
     )
 
 
@@ -212,19 +176,26 @@ def review_pass3(
     regenerated: Generation | None,
     iset: InstructionSet,
     *,
-    classification: Classification | None = None,
+    request: PlanRequest | None = None,
     active_zone: str | None = None,
 ) -> Pass3Outcome:
-    """Keep pass 3's sequence only if it is non-empty, passes every rule and does what was asked;
-    tag what it fixed."""
+    """Keep pass 3's plan only if validation changes nothing in it (a name spelled by an alias aside)
+    and it does exactly what was asked; tag the issues it fixed."""
     if regenerated is None or not regenerated.sequence:
         return Pass3Outcome(sequence=outcome.sequence, issues=outcome.issues, fixed=False)
     checked = enforce_rules(regenerated.sequence, iset)
-    if checked.issues or _unmet(classification, checked.sequence, iset, active_zone):
+    if checked.changes() or _misses(request, checked.sequence, iset, active_zone):
         return Pass3Outcome(sequence=outcome.sequence, issues=outcome.issues, fixed=False)
-    tagged = [f"{P3_TAG} {issue}" if issue in outcome.retry_issues else issue for issue in outcome.issues]
+    unfixable = (VALIDATOR_UNPARSEABLE, VALIDATOR_FAILED)
+    tagged = [issue if issue in unfixable else f"{P3_TAG} {issue}" for issue in outcome.issues]
     return Pass3Outcome(sequence=checked.sequence, issues=tagged, fixed=True)
 
 
-def _merged(first: list[str], second: list[str]) -> list[str]:
-    return list(dict.fromkeys([*first, *second]))
+def _misses(
+    request: PlanRequest | None, sequence: list[Step], iset: InstructionSet, active_zone: str | None
+) -> list[str]:
+    return [] if request is None else plan_misses(request, sequence, iset, active_zone)
+
+
+def _merged(*lists: list[str]) -> list[str]:
+    return list(dict.fromkeys(item for items in lists for item in items))

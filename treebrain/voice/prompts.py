@@ -20,6 +20,7 @@ from treebrain.robots.arm.workcell import ArmScene
 from treebrain.voice.classify import Classification
 from treebrain.voice.creative import CreativeAssignment
 from treebrain.voice.isa import InstructionSet
+from treebrain.voice.request import describe_request
 from treebrain.voice.schemas import generation_schema, verdict_schema
 from treebrain.voice.steps import Step, steps_to_json
 
@@ -96,6 +97,7 @@ class PromptBuilder:
             recovery_hint=classification.recovery_hint,
             learning=classification.is_learning,
             learned_phrase=classification.learned_phrase,
+            requirements=describe_request(classification.request),
             creative=creative,
             creative_prefix=creative.reasoning_prefix() if creative else "",
             **_scene_context(self.iset, scene, active_zone),

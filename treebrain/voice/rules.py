@@ -26,9 +26,14 @@ class RuleIssue(BaseModel):
     step: int
     message: str
     replacement: list[Step] | None = None
+    normalised: bool = False
+    """The repair only spells a name the instruction set's way ("ham" is its alias of meat): the plan
+    means the same. Every other repair or removal changes the plan."""
+    original: str = ""
+    """The step as the plan had it (``set_speed(speed=careful)``), for telling the user what would change."""
 
     def text(self) -> str:
-        action = "removed" if self.replacement is None else "repaired"
+        action = "removed" if self.replacement is None else ("normalised" if self.normalised else "repaired")
         return f"step {self.step + 1}: {self.message} ({action})"
 
 
@@ -130,6 +135,16 @@ class RuleOutcome(BaseModel):
     def messages(self) -> list[str]:
         return [issue.text() for issue in self.issues]
 
+    def changes(self) -> list[str]:
+        """What validation had to change in the plan, one phrase per step ("drop `set_speed(careful)`:
+        it is not a valid instruction"); a step only spelled differently is no change."""
+        changed: dict[int, str] = {}
+        for issue in self.issues:
+            if not issue.normalised and issue.step not in changed:
+                verb = "drop" if issue.replacement is None else "rewrite"
+                changed[issue.step] = f"{verb} `{issue.original}` ({issue.message})"
+        return list(changed.values())
+
 
 def check_rules(
     sequence: Sequence[Step], iset: InstructionSet, rules: Sequence[Rule] = RULES
@@ -152,7 +167,7 @@ def enforce_rules(
     for index, step in enumerate(sequence):
         settled, issues = _settle(step, iset, rules, max_rounds)
         kept.extend(settled)
-        found.extend(issue.model_copy(update={"step": index}) for issue in issues)
+        found.extend(issue.model_copy(update={"step": index, "original": step.short()}) for issue in issues)
     return RuleOutcome(sequence=kept, issues=found)
 
 
@@ -168,7 +183,9 @@ def _settle(
             if not own:
                 settled.append(candidate)
             elif round_number == max_rounds - 1 or any(issue.replacement is None for issue in own):
-                issues.extend(issue.model_copy(update={"replacement": None}) for issue in own)
+                issues.extend(
+                    issue.model_copy(update={"replacement": None, "normalised": False}) for issue in own
+                )
             else:
                 issues.append(own[0])
                 settled.extend(own[0].replacement or [])
@@ -200,7 +217,9 @@ def _kind_rule(
             if canonical is not None and value_problem(spec, canonical, iset) is None:
                 fixed = Step(instruction=step.instruction, params={**step.params, key: canonical})
                 message = f"{step.instruction}.{key}: {value!r} means {canonical!r}"
-                issues.append(RuleIssue(rule=rule, step=index, message=message, replacement=[fixed]))
+                issues.append(
+                    RuleIssue(rule=rule, step=index, message=message, replacement=[fixed], normalised=True)
+                )
             else:
                 issues.append(
                     RuleIssue(rule=rule, step=index, message=f"{step.instruction}.{key}: {problem}")

@@ -15,11 +15,24 @@ from typing import Any, Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field
 
 from treebrain.documents import Document, read_document
-from treebrain.voice.pipeline import LlmReply, Route
+from treebrain.llm import LLMError, LLMErrorKind, LLMFailure
+from treebrain.voice.outcome import CommandStatus
 from treebrain.voice.prompts import PromptRequest
+from treebrain.voice.result import RepairPolicy
+from treebrain.voice.trace import Route
 
 Category = Literal[
-    "baseline", "ambiguous", "modifiers", "multi_zone", "recovery", "edge", "creative", "learning"
+    "baseline",
+    "ambiguous",
+    "modifiers",
+    "negation",
+    "multi_zone",
+    "limits",
+    "recovery",
+    "edge",
+    "creative",
+    "learning",
+    "llm_failure",
 ]
 CATEGORIES: tuple[str, ...] = get_args(Category)
 CHARS_PER_TOKEN = 4
@@ -52,9 +65,18 @@ class Expectations(BaseModel):
     needs_approval: bool | None = None
     pass3_fixed: bool | None = None
     raw_response_kept: bool | None = None
-    learnable: bool | None = None
     creative_reasoning_format: bool | None = None
     follows_axes: bool | None = None
+    status: CommandStatus | None = None
+    """How the command ended: done, nothing_to_do, clarify, refused, llm_unavailable or failed."""
+    reason_contains: str | None = None
+    """Part of the question, refusal or failure message the user is given."""
+    llm_failure: LLMFailure | None = None
+    zones: dict[str, list[str]] | None = None
+    """What the named zones hold after the command ran on the simulated arm, bottom first."""
+    executed: int | None = None
+    """How many primitives the arm executed (0: nothing reached it)."""
+    memory_saved: bool | None = None
 
 
 class SuiteCase(BaseModel):
@@ -64,6 +86,10 @@ class SuiteCase(BaseModel):
     category: Category
     command: str
     expect: Expectations
+    before: list[str] = Field(default_factory=list)
+    """Commands run first on the same arm (answered without an LLM: phrase bank or Python)."""
+    repair: RepairPolicy | None = None
+    """The robot file's ``voice: {repair: ...}`` for this case (default: the robot file's)."""
     note: str = ""
 
 
@@ -99,13 +125,39 @@ def _check_unique(document: Document, suite: Suite) -> None:
         commands.add(case.command)
 
 
+class LlmReply(BaseModel):
+    """What a scripted call gives: the parsed JSON object (None if unparseable), raw text, usage."""
+
+    payload: Any = None
+    raw_text: str = ""
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+
+
+class ScriptedFailure(BaseModel):
+    """A call that fails the way a provider fails: its kind, HTTP status and cause."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: LLMErrorKind
+    message: str
+    status_code: int | None = None
+    cause: LLMFailure | None = None
+
+    def error(self) -> LLMError:
+        return LLMError(self.kind, self.message, status_code=self.status_code, cause=self.cause)
+
+
 class ScriptedAnswers(BaseModel):
-    """One case's answers; an answer is a JSON object, or ``*_raw`` text that is not JSON."""
+    """One case's answers; an answer is a JSON object, or ``*_raw`` text that is not JSON, or a
+    failure of the call itself."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     generate: dict[str, Any] | None = None
     generate_raw: str | None = None
+    generate_failure: ScriptedFailure | None = None
     validate_answer: dict[str, Any] | None = Field(default=None, alias="validate")
     regenerate: dict[str, Any] | None = None
 
@@ -163,6 +215,8 @@ class ScriptedSuiteResponder:
             return verdict, json.dumps(verdict)
         if request.purpose == "regenerate" and answers.regenerate is not None:
             return answers.regenerate, json.dumps(answers.regenerate)
+        if request.purpose == "generate" and answers.generate_failure is not None:
+            raise answers.generate_failure.error()
         if request.purpose == "generate" and answers.generate_raw is not None:
             return None, answers.generate_raw
         if request.purpose == "generate" and answers.generate is not None:

@@ -92,6 +92,11 @@ class LLMAction(AsyncAction):
             "str", "why the call failed (budget, timeout, unparseable answer, ...)", required=False
         ),
         "raw": Port("str", "the model's raw answer", required=False),
+        "failure": Port(
+            "dict[str, str]",
+            "when the model could not be used: {cause, message} (missing_key, bad_key, overloaded, timeout, ...)",
+            required=False,
+        ),
         "usage": Port(
             "dict[str, any]", "tokens, cost, latency, provider and model of the call", required=False
         ),
@@ -177,7 +182,7 @@ class LLMAction(AsyncAction):
         )
 
     def start(self) -> Status:
-        for port in ("error", "raw"):
+        for port in ("error", "raw", "failure"):
             if self.is_bound(port):
                 self.blackboard.unset(self._output_keys[port], self.path)
         try:
@@ -185,7 +190,9 @@ class LLMAction(AsyncAction):
             self.call = self.service.start(
                 self.path, self.request, self.params.profile, self.params.budget, self.params.retry
             )
-        except (TemplateError, LLMError, ValidationError) as error:
+        except LLMError as error:
+            return self.fail_call(error)
+        except (TemplateError, ValidationError) as error:
             return self.fail(str(error))
         self.feedback_message = "waiting for the model"
         return Status.RUNNING
@@ -198,7 +205,7 @@ class LLMAction(AsyncAction):
         assert outcome is not None
         self.service.report(self.path, self.params.profile, self.request, outcome)
         if isinstance(outcome, LLMError):
-            return self.fail(str(outcome))
+            return self.fail_call(outcome)
         self.write(
             "usage",
             {
@@ -225,6 +232,11 @@ class LLMAction(AsyncAction):
         self.feedback_message = reason
         self.write("error", reason)
         return Status.FAILURE
+
+    def fail_call(self, error: LLMError) -> Status:
+        """The model could not be used: the reason, and the cause a person is told."""
+        self.write("failure", {"cause": error.cause.value, "message": error.user_message()})
+        return self.fail(str(error))
 
 
 def _schema_param(value: dict[str, Any] | str | None, resolve: Any) -> dict[str, Any] | None:

@@ -17,8 +17,9 @@ from treebrain.errors import InputError
 from treebrain.robots.arm.limits import ArmLimits
 from treebrain.voice.classify import Classification
 from treebrain.voice.compiler import CompileError, compile_sequence
-from treebrain.voice.memory import LearningPlan, MemoryRefusedError, plan_learning, write_learning
+from treebrain.voice.memory import LearningPlan, MemoryRefusedError, plan_learning, read_back, write_learning
 from treebrain.voice.result import InterpretResult, needs_approval, strict_warning
+from treebrain.voice.steps import Step
 
 
 class ApproveParams(Params):
@@ -157,55 +158,95 @@ class Compile(VoiceLeaf):
         return Status.SUCCESS
 
 
+class NotePlan(VoiceLeaf):
+    """Remembers the plan the arm just executed, for "do it again" and "save that as ..."."""
+
+    type_name = "voice.note_plan"
+    inputs = {
+        "result": Port(RESULT, RESULT_DOC, required=False),
+        "commands": Port("list[dict[str, any]]", "what was dispatched", required=False),
+    }
+    outputs = {"last_plan": Port("list[dict[str, any]]", "the steps of the last executed plan")}
+
+    def update(self) -> Status:
+        result = self.read("result")
+        if result is None or not result["sequence"] or not self.read("commands"):
+            self.feedback_message = "nothing was executed: the last plan stays"
+            return Status.SUCCESS
+        self.write("last_plan", result["sequence"])
+        self.feedback_message = f"{len(result['sequence'])} step(s)"
+        return Status.SUCCESS
+
+
 class Remember(VoiceLeaf):
-    """The memory writer: a confident learning command becomes a learned composite and aliases."""
+    """The memory writer: a confident learning command becomes a learned composite and aliases, and
+    the user is told it was saved only once both files read back what was written."""
 
     type_name = "voice.remember"
     inputs = {
         "result": Port(RESULT, RESULT_DOC, required=False),
         "text": Port("str", "the command", required=False),
         "classification": Port("VoiceClassification", required=False),
+        "last_plan": Port("list[dict[str, any]]", "the steps the arm last executed", required=False),
     }
-    outputs = {"memory": Port("dict[str, any]", "saved (bool) and what, or the reason it was not")}
+    outputs = {
+        "memory": Port("dict[str, any]", "saved (bool), what, and the message for the user, or why not")
+    }
 
     def update(self) -> Status:
         data = self.read("result")
         classification: Classification | None = self.read("classification")
-        if data is None or classification is None:
-            return self._report({"saved": False, "reason": "nothing was interpreted"})
+        if data is None or classification is None or not classification.is_learning:
+            return self._report({"saved": False, "reason": "the command does not ask to remember anything"})
         kit = self.kit
+        result = InterpretResult.model_validate(data)
+        unanswered = result.refusal or result.clarification_question
+        if unanswered:
+            return self._refused(result.composite_name, unanswered)
+        last = self.read("last_plan") if classification.uses_last_plan == "learn" else None
         plan = plan_learning(
-            InterpretResult.model_validate(data),
+            result,
             self.read("text") or "",
             kit.iset,
             kit.matcher,
             learned_phrase=classification.learned_phrase,
             policy=kit.settings.memory,
-            requested=classification.is_learning,
+            sequence=None if last is None else [Step.model_validate(step) for step in last],
         )
         if not isinstance(plan, LearningPlan):
-            return self._report({"saved": False, "reason": plan.reason})
+            return self._refused(result.composite_name, plan.reason)
+        paths = {"instruction_set_path": kit.instruction_set_path, "phrase_bank_path": kit.phrase_bank_path}
         try:
-            written = write_learning(
-                plan, instruction_set_path=kit.instruction_set_path, phrase_bank_path=kit.phrase_bank_path
-            )
+            written = write_learning(plan, **paths)
+            missing = read_back(plan, **paths)
         except (MemoryRefusedError, InputError) as error:
-            return self._report({"saved": False, "reason": str(error)})
+            return self._refused(plan.composite_name, str(error))
+        if missing:
+            return self._refused(plan.composite_name, f"the files do not read back: {'; '.join(missing)}")
+        say = plan.aliases[0] if plan.aliases else plan.composite_name
+        steps = len(plan.sequence)
         return self._report(
             {
                 "saved": True,
                 "composite": plan.composite_name,
                 "composite_written": written.composite_written,
                 "aliases_written": written.aliases_written,
+                "message": f"Saved {plan.composite_name!r} ({steps} step{'s' if steps != 1 else ''}): "
+                f"say {say!r} to do it again.",
             }
+        )
+
+    def _refused(self, name: str | None, reason: str) -> Status:
+        what = f"{name!r}" if name else "it"
+        ending = "" if reason.endswith((".", "?", "!")) else "."
+        return self._report(
+            {"saved": False, "reason": reason, "message": f"Not saved {what}: {reason}{ending}"}
         )
 
     def _report(self, memory: dict[str, Any]) -> Status:
         self.write("memory", memory)
-        self.feedback_message = (
-            f"saved {memory['composite']}" if memory["saved"] else f"not saved: {memory['reason']}"
-        )
+        self.feedback_message = memory.get("message") or f"not saved: {memory['reason']}"
         return Status.SUCCESS
 
 
-BEHAVIOURS = (Approve, Compile, Remember)
+BEHAVIOURS = (Approve, Compile, NotePlan, Remember)

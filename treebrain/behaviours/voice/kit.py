@@ -7,8 +7,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pydantic import BaseModel, ConfigDict, ValidationError
+
 from treebrain.behaviours.base import Leaf
-from treebrain.behaviours.context import TreeContext
+from treebrain.behaviours.context import RobotSettings, TreeContext
 from treebrain.behaviours.llm.service import LLMService
 from treebrain.blackboard import register_type
 from treebrain.robots.arm.workcell import ArmScene
@@ -17,8 +19,8 @@ from treebrain.voice.creative import CreativeAssignment
 from treebrain.voice.isa import InstructionSet
 from treebrain.voice.kit import VoiceKit, load_voice_kit
 from treebrain.voice.passes import Generation, Pass2Outcome, Pass3Outcome
-from treebrain.voice.pipeline import Trace
-from treebrain.voice.result import InterpretResult
+from treebrain.voice.result import InterpretResult, RepairPolicy
+from treebrain.voice.trace import Trace
 
 Stamp = tuple[tuple[int, int], ...]
 
@@ -33,6 +35,27 @@ def _stamp(*paths: Path) -> Stamp:
         except OSError:
             stamps.append((-1, -1))
     return tuple(stamps)
+
+
+class VoiceRobotSettings(BaseModel):
+    """The robot file's ``voice:`` section."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    repair: RepairPolicy = "refuse"
+    """``refuse``: a plan validation had to change is not run; ``allow``: it runs with every change
+    listed, below the strict-mode threshold."""
+
+
+def robot_voice_settings(robot: RobotSettings) -> VoiceRobotSettings:
+    """The ``voice:`` section of the robot file (defaults when it has none); ValueError if invalid."""
+    try:
+        return VoiceRobotSettings.model_validate(robot.data.get("voice") or {})
+    except ValidationError as error:
+        details = "; ".join(
+            f"voice.{'.'.join(map(str, issue['loc']))}: {issue['msg']}" for issue in error.errors()
+        )
+        raise ValueError(details) from None
 
 
 class VoiceKitService:

@@ -18,7 +18,13 @@ from pydantic import Field
 
 from treebrain.behaviours.base import CheckEnv, Leaf, NodeSetup, Params
 from treebrain.behaviours.ports import Port
-from treebrain.behaviours.voice.kit import RESULT, RESULT_DOC, VoiceKitService, VoiceLeaf
+from treebrain.behaviours.voice.kit import (
+    RESULT,
+    RESULT_DOC,
+    VoiceKitService,
+    VoiceLeaf,
+    robot_voice_settings,
+)
 from treebrain.errors import InputError
 from treebrain.validators import register_validator
 from treebrain.voice.classify import Classification
@@ -27,10 +33,21 @@ from treebrain.voice.creative import draw_axes
 from treebrain.voice.isa import InstructionSet
 from treebrain.voice.kit import load_voice_kit
 from treebrain.voice.passes import Generation, Pass2Outcome, Pass3Outcome, needs_pass3, parse_generation
-from treebrain.voice.pipeline import Trace, call_record
+from treebrain.voice.plan_check import plan_misses
 from treebrain.voice.prompts import Purpose
-from treebrain.voice.result import phrase_match_result, unknown_items_result
+from treebrain.voice.result import (
+    InterpretResult,
+    last_plan_result,
+    name_taken_result,
+    phrase_match_result,
+    question_result,
+    stop_result,
+    unknown_items_result,
+    unsupported_result,
+)
 from treebrain.voice.rules import sequence_issues
+from treebrain.voice.steps import Step
+from treebrain.voice.trace import Trace, call_record
 
 
 def voice_rules(candidate: Any, context: Mapping[str, Any]) -> list[str]:
@@ -69,6 +86,10 @@ class LoadKit(VoiceLeaf):
         """The configuration and every provider variant of it load (memory copies are made later)."""
         path = env.resolve("config", params.config)
         problems: list[str] = []
+        try:
+            robot_voice_settings(env.robot)
+        except ValueError as error:
+            problems.append(str(error))
         try:
             variants = load_voice_kit(path).settings.by_provider
             for provider in variants:
@@ -121,34 +142,15 @@ class Prepare(VoiceLeaf):
         return Status.SUCCESS
 
 
-class MatchPhrase(VoiceLeaf):
-    """The phrase-bank fast path: SUCCESS with the result on a confident hit, FAILURE otherwise."""
-
-    type_name = "voice.match_phrase"
-    inputs = {"text": Port("str"), "notice": Port("str", required=False)}
-    outputs = {
-        "result": Port(RESULT, RESULT_DOC),
-        "route": Port("str", required=False),
-        "phrase": Port("str", "the phrase or learned alias that matched", required=False),
-    }
-
-    def update(self) -> Status:
-        match = self.kit.matcher.match(self.read("text"))
-        if match is None:
-            self.feedback_message = "no known phrase"
-            return Status.FAILURE
-        self.publish(phrase_match_result(match, self.read("notice")), "phrase_bank")
-        self.write("phrase", match.phrase)
-        self.feedback_message = f"{match.phrase!r} ({match.score:.0f}%)"
-        return Status.SUCCESS
-
-
 class Classify(VoiceLeaf):
-    """Creative, recovery, learning and unknown items, decided in Python before any LLM call."""
+    """What the command is and asks for, decided in Python before any plan is looked for."""
 
     type_name = "voice.classify"
     inputs = {"text": Port("str")}
-    outputs = {"classification": Port("VoiceClassification"), "route": Port("str", required=False)}
+    outputs = {
+        "classification": Port("VoiceClassification"),
+        "route": Port("str", "llm, until a leaf that answers without it says otherwise", required=False),
+    }
 
     def update(self) -> Status:
         classification = self.kit.classifier.classify(self.read("text"))
@@ -160,31 +162,87 @@ class Classify(VoiceLeaf):
                 ("creative", classification.is_creative),
                 ("recovery", classification.is_recovery),
                 ("learning", classification.is_learning),
-                ("unknown items", bool(classification.unknown_items)),
             )
             if on
         ]
-        self.feedback_message = ", ".join(flags) or "plain"
+        self.feedback_message = ", ".join([*flags, classification.route])
         return Status.SUCCESS
 
 
-class UnknownItems(VoiceLeaf):
-    """Answers a command naming an ingredient the cell lacks (no LLM call); FAILURE when none is."""
+class MatchPhrase(VoiceLeaf):
+    """The phrase-bank fast path: SUCCESS with the result on a confident hit that does what the
+    command asks (a close phrase without its "slowly" or "on the left" is no hit), FAILURE otherwise."""
 
-    type_name = "voice.unknown_items"
-    inputs = {"classification": Port("VoiceClassification"), "notice": Port("str", required=False)}
+    type_name = "voice.match_phrase"
+    inputs = {
+        "text": Port("str"),
+        "classification": Port("VoiceClassification"),
+        "active_zone": Port("str", "the zone active before this command", required=False),
+        "notice": Port("str", required=False),
+    }
+    outputs = {
+        "result": Port(RESULT, RESULT_DOC),
+        "route": Port("str", required=False),
+        "phrase": Port("str", "the phrase or learned alias that matched", required=False),
+    }
+
+    def update(self) -> Status:
+        match = self.kit.matcher.match(self.read("text"))
+        if match is None:
+            self.feedback_message = "no known phrase"
+            return Status.FAILURE
+        classification: Classification = self.read("classification")
+        misses = plan_misses(classification.request, match.sequence, self.kit.iset, self.read("active_zone"))
+        if misses:
+            self.feedback_message = f"{match.phrase!r} is close but {'; '.join(misses)}"
+            return Status.FAILURE
+        self.publish(phrase_match_result(match, self.read("notice")), "phrase_bank")
+        self.write("phrase", match.phrase)
+        self.feedback_message = f"{match.phrase!r} ({match.score:.0f}%)"
+        return Status.SUCCESS
+
+
+class AnswerWithoutLlm(VoiceLeaf):
+    """Answers what needs no model: an ingredient the cell lacks, a motion the arm cannot make, a
+    built-in name to redefine (refused), an under-specified command (a question), a stop, and
+    repeating or saving the last executed plan. FAILURE when the command needs the LLM."""
+
+    type_name = "voice.answer_without_llm"
+    inputs = {
+        "classification": Port("VoiceClassification"),
+        "last_plan": Port("list[dict[str, any]]", "the steps the arm last executed", required=False),
+        "notice": Port("str", required=False),
+    }
     outputs = {"result": Port(RESULT, RESULT_DOC), "route": Port("str", required=False)}
 
     def update(self) -> Status:
         classification: Classification = self.read("classification")
-        if classification.route != "unknown_items":
-            self.feedback_message = "every named item is available"
+        route = classification.route
+        if route == "generate":
+            self.feedback_message = "the command needs the LLM"
             return Status.FAILURE
-        self.publish(
-            unknown_items_result(classification, self.kit.iset, self.read("notice")), "unknown_items"
-        )
-        self.feedback_message = f"missing: {', '.join(classification.unknown_items)}"
+        result = self._result(classification, self.read("notice"))
+        self.publish(result, route)
+        self.feedback_message = result.clarification_question or result.refusal or result.interpretation
         return Status.SUCCESS
+
+    def _result(self, classification: Classification, notice: str | None) -> InterpretResult:
+        kit = self.kit
+        if classification.route == "unknown_items":
+            return unknown_items_result(classification, kit.iset, notice)
+        if classification.route == "unsupported":
+            return unsupported_result(classification, kit.iset, notice)
+        if classification.route == "name_taken":
+            return name_taken_result(classification, notice)
+        if classification.question is not None:
+            return question_result(classification.question, classification, notice)
+        if classification.route == "stop":
+            return stop_result(classification, notice)
+        questions = kit.classifier.reader.language.questions
+        last = [Step.model_validate(step) for step in self.read("last_plan") or []]
+        return last_plan_result(
+            classification, last, (questions.nothing_to_repeat, questions.nothing_to_save), notice
+        )
 
 
 class DrawAxesParams(Params):
@@ -288,9 +346,9 @@ class TraceLeaf(Leaf):
 BEHAVIOURS = (
     LoadKit,
     Prepare,
-    MatchPhrase,
     Classify,
-    UnknownItems,
+    MatchPhrase,
+    AnswerWithoutLlm,
     DrawAxes,
     Calls,
     TraceLeaf,

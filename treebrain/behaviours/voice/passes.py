@@ -11,7 +11,7 @@ from typing import ClassVar
 from py_trees.common import Status
 
 from treebrain.behaviours.ports import Port
-from treebrain.behaviours.voice.kit import RESULT, RESULT_DOC, VoiceLeaf
+from treebrain.behaviours.voice.kit import RESULT, RESULT_DOC, VoiceLeaf, robot_voice_settings
 from treebrain.voice.classify import Classification
 from treebrain.voice.passes import (
     Generation,
@@ -22,7 +22,7 @@ from treebrain.voice.passes import (
     review_pass3,
 )
 from treebrain.voice.prompts import PromptRequest
-from treebrain.voice.result import assemble_result, unparseable_result
+from treebrain.voice.result import LlmFailureInfo, assemble_result, unparseable_result
 
 
 class PromptLeaf(VoiceLeaf):
@@ -136,12 +136,13 @@ class Review(VoiceLeaf):
             error=self.read("verdict_error"),
             answered=self.read("verdict_raw") is not None,
         )
+        classification: Classification = self.read("classification")
         outcome = review_pass1(
             self.read("generation"),
             self.kit.iset,
             verdict=verdict,
             validator_error=validator_error,
-            classification=self.read("classification"),
+            request=classification.request,
             active_zone=self.read("active_zone"),
         )
         self.write("pass2", outcome)
@@ -163,11 +164,12 @@ class Recheck(VoiceLeaf):
     outputs = {"pass3": Port("VoicePass3")}
 
     def update(self) -> Status:
+        classification: Classification = self.read("classification")
         outcome = review_pass3(
             self.read("pass2"),
             parse_generation(self.read("answer")),
             self.kit.iset,
-            classification=self.read("classification"),
+            request=classification.request,
             active_zone=self.read("active_zone"),
         )
         self.write("pass3", outcome)
@@ -176,7 +178,8 @@ class Recheck(VoiceLeaf):
 
 
 class Assemble(VoiceLeaf):
-    """The result dict after the three passes."""
+    """The result dict after the three passes: a plan pass 3 did not fix is refused, or run with its
+    changes listed when the robot file's ``voice: {repair: allow}`` says so."""
 
     type_name = "voice.assemble"
     inputs = {
@@ -197,6 +200,8 @@ class Assemble(VoiceLeaf):
             classification=self.read("classification"),
             creative=self.read("creative"),
             notice=self.read("notice"),
+            repair=robot_voice_settings(self.context.robot).repair,
+            strict_threshold=self.kit.settings.strict_threshold,
         )
         self.write("result", result.as_dict())
         self.feedback_message = f"confidence {result.confidence:g}, {len(result.sequence)} step(s)"
@@ -204,12 +209,16 @@ class Assemble(VoiceLeaf):
 
 
 class Unparseable(VoiceLeaf):
-    """Pass 1 gave nothing usable: confidence 0, nothing to do, the raw answer kept."""
+    """Pass 1 gave nothing usable -- the model could not be used (`failure` says why) or answered
+    with no plan: confidence 0, nothing to do, the raw answer kept."""
 
     type_name = "voice.unparseable"
     inputs = {
         "raw": Port("str", "the model's raw answer", required=False),
         "error": Port("str", "why the call or the parse failed", required=False),
+        "failure": Port(
+            "dict[str, str]", "why the model could not be used: {cause, message}", required=False
+        ),
         "classification": Port("VoiceClassification"),
         "notice": Port("str", required=False),
     }
@@ -218,9 +227,16 @@ class Unparseable(VoiceLeaf):
     def update(self) -> Status:
         classification: Classification = self.read("classification")
         raw = self.read("raw") or self.read("error")
-        result = unparseable_result(raw, is_creative=classification.is_creative, notice=self.read("notice"))
+        failure = self.read("failure")
+        result = unparseable_result(
+            raw,
+            is_creative=classification.is_creative,
+            notice=self.read("notice"),
+            failure=None if failure is None else LlmFailureInfo.model_validate(failure),
+        )
         self.write("result", result.as_dict())
-        self.feedback_message = "unparseable answer: confidence 0"
+        assert result.llm_failure is not None
+        self.feedback_message = f"{result.llm_failure.cause}: confidence 0"
         return Status.SUCCESS
 
 

@@ -23,7 +23,7 @@ from typing import Any
 
 from treebrain.files import atomic_write_text, file_lock
 from treebrain.llm.context import CallContext
-from treebrain.llm.errors import LLMError, LLMErrorKind
+from treebrain.llm.errors import LLMError, LLMErrorKind, LLMFailure
 from treebrain.llm.providers.base import Answer, Pricing, build_response
 from treebrain.llm.providers.remote import missing_package
 from treebrain.llm.types import LLMRequest, LLMResponse, ToolCall
@@ -154,7 +154,11 @@ def load_model(path: Path, n_ctx: int, n_threads: int) -> tuple[Any, threading.L
             try:
                 model = Llama(model_path=str(path), n_ctx=n_ctx, n_threads=n_threads, verbose=False)
             except (ValueError, OSError) as error:
-                raise LLMError(LLMErrorKind.CONFIG, f"cannot load the local model {path}: {error}") from None
+                raise LLMError(
+                    LLMErrorKind.CONFIG,
+                    f"cannot load the local model {path}: {error}",
+                    cause=LLMFailure.MISSING_MODEL,
+                ) from None
             _models[key] = (model, threading.Lock())
         return _models[key]
 

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from treebrain.llm.context import CallContext
-from treebrain.llm.errors import LLMError, LLMErrorKind
+from treebrain.llm.errors import LLMError, LLMErrorKind, LLMFailure
 
 T = TypeVar("T")
 
@@ -34,6 +34,7 @@ def api_key_from_env(variable: str, profile: str) -> str:
             LLMErrorKind.CONFIG,
             f"profile {profile!r} needs an API key in the environment variable {variable}; "
             "set it, or choose another profile (e.g. 'local')",
+            cause=LLMFailure.MISSING_KEY,
         )
     return key
 
@@ -43,6 +44,7 @@ def missing_package(package: str, extra: str) -> LLMError:
         LLMErrorKind.CONFIG,
         f"the Python package {package!r} is not installed; install treebrain's {extra!r} extra "
         f"(pip install 'treebrain[{extra}]')",
+        cause=LLMFailure.MISSING_PACKAGE,
     )
 
 

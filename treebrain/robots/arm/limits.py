@@ -8,10 +8,20 @@ arm's maximum, whatever produced the command.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from treebrain.robots.arm.commands import DIRECTION_VECTORS, ArmCommand, MoveRelative, MoveTo, SetSpeed, Wait
+
+
+class StackLimits(BaseModel):
+    """How high an assembly zone's stack may grow, and how thick one layer is."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    max_layers: int = Field(default=8, ge=1)
+    layer_thickness_mm: float = Field(default=15.0, gt=0)
 
 
 class ArmLimits(BaseModel):
@@ -24,6 +34,20 @@ class ArmLimits(BaseModel):
     z_max_mm: float = 1100.0
     max_speed_mm_s: float = Field(default=1000.0, gt=0)
     max_wait_s: float = Field(default=60.0, ge=0)
+    max_primitives: int | None = Field(default=None, ge=1)
+    """The most primitives one program may have (None: no limit)."""
+    max_duration_s: float | None = Field(default=None, gt=0)
+    """The longest one program may take by its motions and waits (None: no limit)."""
+    stack: StackLimits = StackLimits()
+    """Every assembly zone's stack, unless `zones` names the zone."""
+    zones: dict[str, StackLimits] = Field(default_factory=dict)
+
+    def stack_of(self, zone: str) -> StackLimits:
+        return self.zones.get(zone, self.stack)
+
+    def stack_key(self, zone: str) -> str:
+        """Where the robot file sets `zone`'s stack limits, for messages."""
+        return f"limits.zones.{zone}" if zone in self.zones else "limits.stack"
 
     @model_validator(mode="after")
     def _z_range_is_ordered(self) -> ArmLimits:
@@ -66,6 +90,22 @@ def next_pose(pose: Pose, command: ArmCommand) -> Pose:
         step = command.distance_mm
         return Pose(x_mm=pose.x_mm + dx * step, y_mm=pose.y_mm + dy * step, z_mm=pose.z_mm + dz * step)
     return pose
+
+
+def motion_seconds(pose: Pose, speed_mm_s: float, commands: Iterable[ArmCommand]) -> float:
+    """How long `commands` take by their motions at the speeds they set, and their waits (gripper
+    strokes are the driver's and not counted)."""
+    total = 0.0
+    for command in commands:
+        if isinstance(command, SetSpeed):
+            speed_mm_s = command.mm_s
+        elif isinstance(command, Wait):
+            total += command.seconds
+        else:
+            target = next_pose(pose, command)
+            total += pose.distance_to(target) / speed_mm_s
+            pose = target
+    return total
 
 
 def check_command(pose: Pose, command: ArmCommand, limits: ArmLimits) -> str | None:

@@ -74,11 +74,15 @@ class SimArm:
         self._scene = params.initial_scene()
         self._motion: _Motion | None = None
         self._status = DriverStatus("idle")
+        self.received: list[ArmCommand | str] = []
+        """Every command this arm was asked to do, admitted or not, and each ``"stop"``: what reached
+        the driver, for tests and evaluations."""
 
     def connect(self) -> None:
         """The simulation runs in this process: there is nothing to reach."""
 
     def act(self, command: ArmCommand) -> None:
+        self.received.append(command)
         self._settle()
         if self._motion is not None:
             raise DriverError(
@@ -104,6 +108,7 @@ class SimArm:
         return self._status
 
     def stop(self) -> None:
+        self.received.append("stop")
         self._settle()
         motion = self._motion
         if motion is None:

@@ -69,7 +69,7 @@ def apply_command(scene: ArmScene, command: ArmCommand, limits: ArmLimits) -> Ar
     if isinstance(command, GripperSet):
         if not scene.objects_known or command.state == scene.gripper:
             return scene.model_copy(update={"gripper": command.state})
-        return _grip(scene) if command.state == "closed" else _release(scene)
+        return _grip(scene) if command.state == "closed" else _release(scene, limits)
     return scene
 
 
@@ -95,8 +95,9 @@ def _grip(scene: ArmScene) -> ArmScene:
     )
 
 
-def _release(scene: ArmScene) -> ArmScene:
-    """Open the gripper: the held item lands on whatever is below, if that is allowed."""
+def _release(scene: ArmScene, limits: ArmLimits) -> ArmScene:
+    """Open the gripper: the held item lands on whatever is below, if that is allowed (a zone's
+    stack grows only up to its limit)."""
     held = scene.held
     if held is None:
         return scene.model_copy(update={"gripper": "open"})
@@ -112,6 +113,12 @@ def _release(scene: ArmScene) -> ArmScene:
             raise ActionRefusedError(f"cannot put the {held} on the {place} stack")
         stacks[place] += 1
     elif kind == "zone":
+        most = limits.stack_of(place).max_layers
+        if len(zones[place]) >= most:
+            raise ActionRefusedError(
+                f"{place} already holds {len(zones[place])} layers, the most {limits.stack_key(place)}.max_layers "
+                f"allows ({most})"
+            )
         zones[place].append(held)
     else:
         locations[place].append(held)
