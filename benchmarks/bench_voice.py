@@ -28,6 +28,7 @@ import yaml
 from py_trees.common import Status
 
 from benchmarks.rows import BenchRow, TickCpuMeter, median_ms
+from treebrain.behaviours.arm.service import ArmService
 from treebrain.behaviours.llm.service import choose_default_profile
 from treebrain.cli.voice import outcome, run_command
 from treebrain.testing import TreeHarness
@@ -54,10 +55,12 @@ ZONES = ["on the left", "on the right", "in the middle", "over there", "at the f
 SANDWICH = [
     Step(instruction="set_active_zone", params={"zone": "assembly_left"}),
     Step(instruction="add_layer", params={"item": "bread"}),
+    Step(instruction="add_layer", params={"item": "meat"}),
     Step(instruction="add_layer", params={"item": "cheese"}),
     Step(instruction="add_layer", params={"item": "bread"}),
     Step(instruction="go_home"),
 ]
+"""The plan of TREE_COMMAND: what the scripted model answers, and what the request check accepts."""
 
 
 def _big_bank() -> PhraseBankFile:
@@ -154,6 +157,8 @@ def _tick_cpu_ms(path: Path, command: str, dispatch: bool) -> tuple[float, float
     per_command, ticks = [], []
     try:
         for _ in range(TREE_REPEATS):
+            context = harness.tree.context
+            context.provide(ArmService, ArmService.from_context(context))  # every command on an empty cell
             meter.reset()
             while harness.tick() == Status.RUNNING:
                 pass
