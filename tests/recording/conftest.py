@@ -3,7 +3,6 @@ function that records a run tick by tick on a fake clock."""
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,8 +16,6 @@ from treebrain.behaviours import BehaviourRegistry, Leaf, Params, register_built
 from treebrain.clock import FakeClock
 from treebrain.recording import Recorder
 from treebrain.trees import TreebrainTree, load_tree
-
-WriteFile = Callable[[str, str], Path]
 
 
 class DriveParams(Params):
@@ -42,17 +39,6 @@ def make_registry() -> BehaviourRegistry:
     register_builtin(registry)
     registry.register(Drive)
     return registry
-
-
-@pytest.fixture
-def write(tmp_path: Path) -> WriteFile:
-    def write_file(name: str, text: str) -> Path:
-        path = tmp_path / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
-        return path
-
-    return write_file
 
 
 @pytest.fixture

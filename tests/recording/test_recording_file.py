@@ -25,7 +25,7 @@ from treebrain.recording.capture import UNSET
 from treebrain.recording.definition import NodeInfo, TreeDefinition
 from treebrain.recording.rerun import check_replayable
 from treebrain.recording.schema import BaseState, RunInfo
-from treebrain.recording.secrets import Redactor
+from treebrain.secrets import Redactor
 from treebrain.trees import load_tree
 
 COUNTER = """

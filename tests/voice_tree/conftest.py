@@ -56,6 +56,20 @@ class VoiceTree:
         path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
         return path
 
+    def gofa_copy(self, **scripted: Any) -> Path:
+        """config/robots/gofa.yaml with instant motion, memory in the test folder, its files found
+        from here and, if given, its scripted profile changed."""
+        robot = yaml.safe_load(self.gofa.read_text(encoding="utf-8"))
+        robot["tree"] = str(self.tree)
+        robot["driver"]["params"]["simulate_motion"] = False
+        profile = robot["llm"]["profiles"]["scripted"]
+        profile["responses_file"] = str((self.gofa.parent / profile["responses_file"]).resolve())
+        profile.update(scripted)
+        robot["overrides"]["voice/kit"]["memory_dir"] = str(self.memory)
+        path = self.folder / "gofa.yaml"
+        path.write_text(yaml.safe_dump(robot, sort_keys=False), encoding="utf-8")
+        return path
+
     def start(
         self, command: str, *answers: Any, values: dict[str, Any] | None = None, **robot: Any
     ) -> TreeHarness:

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
-import yaml
 
 from treebrain.cli import main
 from treebrain.voice.suite import load_suite
@@ -21,25 +20,10 @@ SUITE = REPO / "config" / "voice" / "observation_suite.yaml"
 RESPONSES = REPO / "config" / "voice" / "observation_responses.yaml"
 
 
-def gofa_copy(voice: VoiceTree, **profile: Any) -> Path:
-    """config/robots/gofa.yaml with instant motion, memory in the test folder and, if given, its
-    scripted profile replaced."""
-    robot = yaml.safe_load(voice.gofa.read_text(encoding="utf-8"))
-    robot["tree"] = str(voice.tree)
-    robot["driver"]["params"]["simulate_motion"] = False
-    scripted = robot["llm"]["profiles"]["scripted"]
-    scripted["responses_file"] = str((voice.gofa.parent / scripted["responses_file"]).resolve())
-    scripted.update(profile)
-    robot["overrides"]["voice/kit"]["memory_dir"] = str(voice.memory)
-    path = voice.folder / "gofa.yaml"
-    path.write_text(yaml.safe_dump(robot, sort_keys=False), encoding="utf-8")
-    return path
-
-
 def test_voice_prints_each_result_what_happened_and_the_final_scene(
     voice: VoiceTree, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    robot = gofa_copy(voice)
+    robot = voice.gofa_copy()
     code = main(scripted_voice(robot, "make a cheese sandwich", "make a tomato sandwich on the right"))
     out = capsys.readouterr().out
     assert code == 0
@@ -60,7 +44,8 @@ def test_voice_prints_each_result_what_happened_and_the_final_scene(
 
 def test_verbose_prints_every_primitive(voice: VoiceTree, capsys: pytest.CaptureFixture[str]) -> None:
     assert (
-        main(["voice", "go home", "put it back", "--robot", str(gofa_copy(voice)), "-v", "--hz", "1000"]) == 0
+        main(["voice", "go home", "put it back", "--robot", str(voice.gofa_copy()), "-v", "--hz", "1000"])
+        == 0
     )
     out = capsys.readouterr().out
     assert "── 'go home'\n  arm 1/1: move_to(x_mm=350, y_mm=0, z_mm=450, place=home)\n{" in out
@@ -76,7 +61,7 @@ def low_confidence_robot(voice: VoiceTree) -> Path:
     ]
     script = voice.folder / "low.jsonl"
     script.write_text("".join(json.dumps(entry) + "\n" for entry in entries), encoding="utf-8")
-    return gofa_copy(voice, responses_file=str(script))
+    return voice.gofa_copy(responses_file=str(script))
 
 
 def scripted_voice(robot: Path, *arguments: str) -> list[str]:
@@ -116,7 +101,7 @@ def test_a_refused_command_moves_nothing_and_says_why(
     answer = voice.generation(("go_home", {}), ("nudge", {"direction": "up", "distance": 9999}))
     script = voice.folder / "reach.jsonl"
     script.write_text(json.dumps({"match": "sky", "text": answer}) + "\n", encoding="utf-8")
-    robot = gofa_copy(voice, responses_file=str(script))
+    robot = voice.gofa_copy(responses_file=str(script))
     assert main(scripted_voice(robot, "go home and reach for the sky", "-v")) == 3
     out = capsys.readouterr().out
     assert "  arm " not in out
@@ -126,7 +111,7 @@ def test_a_refused_command_moves_nothing_and_says_why(
 
 
 def test_an_unknown_provider_is_bad_input(voice: VoiceTree, capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["voice", "go home", "--robot", str(gofa_copy(voice)), "--provider", "gpt9"])
+    code = main(["voice", "go home", "--robot", str(voice.gofa_copy()), "--provider", "gpt9"])
     assert code == 2
     assert "--provider: no LLM profile 'gpt9' (profiles: haiku, local, scripted)" in capsys.readouterr().err
 
@@ -144,7 +129,7 @@ def test_eval_runs_the_suite_on_the_arm_and_nothing_executed_is_wrong(
     voice: VoiceTree, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out_dir = voice.folder / "report"
-    code = main(scripted_eval(gofa_copy(voice), out_dir))
+    code = main(scripted_eval(voice.gofa_copy(), out_dir))
     printed = capsys.readouterr().out
     assert code == 0
     report = json.loads((out_dir / "voice_eval.json").read_text(encoding="utf-8"))
@@ -166,7 +151,7 @@ def test_eval_runs_the_suite_on_the_arm_and_nothing_executed_is_wrong(
 def test_eval_runs_chosen_cases_and_rejects_unknown_ones(
     voice: VoiceTree, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    args = scripted_eval(gofa_copy(voice), voice.folder)
+    args = scripted_eval(voice.gofa_copy(), voice.folder)
     assert main([*args, "--case", "edge_empty", "--case", "baseline_typo"]) == 0
     report = json.loads((voice.folder / "voice_eval.json").read_text(encoding="utf-8"))
     assert [(o["id"], o["passed"]) for o in report["outcomes"]] == [
@@ -181,7 +166,7 @@ def test_eval_runs_chosen_cases_and_rejects_unknown_ones(
 def test_json_prints_one_document_per_command_with_what_the_arm_holds(
     voice: VoiceTree, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    robot = gofa_copy(voice)
+    robot = voice.gofa_copy()
     code = main(scripted_voice(robot, "make a cheese sandwich", "make an avocado sandwich", "--json"))
     lines = capsys.readouterr().out.splitlines()
     assert code == 3
@@ -210,7 +195,7 @@ def test_responses_play_a_script_and_each_end_has_its_exit_code(
         {"match": '"make a lettuce', "error": "config", "status_code": 401, "text": ""},
     ]
     script.write_text("".join(json.dumps(entry) + "\n" for entry in entries), encoding="utf-8")
-    robot = gofa_copy(voice)
+    robot = voice.gofa_copy()
     base = ["voice", "--robot", str(robot), "--responses", str(script), "--hz", "1000"]
     assert main([*base, "make a tomato sandwich on the right"]) == 0
     assert main([*base, "a sandwich"]) == 3

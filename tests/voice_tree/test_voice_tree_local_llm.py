@@ -5,7 +5,6 @@ nothing invalid got past the rules and the compiler, not that the model understo
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -25,20 +24,10 @@ if TYPE_CHECKING:
 pytestmark = [pytest.mark.slow, pytest.mark.local_llm, pytest.mark.timeout(900)]
 
 
-def local_gofa(voice: VoiceTree) -> Path:
-    robot = yaml.safe_load(voice.gofa.read_text(encoding="utf-8"))
-    robot["tree"] = str(voice.tree)
-    robot["driver"]["params"]["simulate_motion"] = False
-    robot["overrides"]["voice/kit"]["memory_dir"] = str(voice.memory)
-    path = voice.folder / "gofa.yaml"
-    path.write_text(yaml.safe_dump(robot, sort_keys=False), encoding="utf-8")
-    return path
-
-
 def test_a_command_through_the_local_model_completes_and_only_valid_steps_reach_the_arm(
     voice: VoiceTree,
 ) -> None:
-    tree = load_tree(local_gofa(voice))
+    tree = load_tree(voice.gofa_copy())
     sent: list[dict[str, Any]] = []
     tree.context.listeners.append(lambda event: sent.append(event.data) if event.kind == "actuator" else None)
     try:
@@ -70,7 +59,7 @@ def test_eval_with_the_local_model_completes_on_two_commands(
         "voice",
         str(suite),
         "--robot",
-        str(local_gofa(voice)),
+        str(voice.gofa_copy()),
         "--provider",
         "local",
         "--hz",

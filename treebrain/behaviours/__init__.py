@@ -10,6 +10,7 @@ from treebrain.behaviours.builtin import BUILTIN_BEHAVIOURS
 from treebrain.behaviours.context import RobotSettings, TreeContext
 from treebrain.behaviours.ports import MissingInput, Port
 from treebrain.behaviours.registry import CORE_GROUP, BehaviourRegistry
+from treebrain.behaviours.run_limits import run_limits_problems
 
 
 def register_builtin(registry: BehaviourRegistry) -> None:
@@ -17,6 +18,7 @@ def register_builtin(registry: BehaviourRegistry) -> None:
     leaves (``llm``). Pipelines' leaves come with :meth:`BehaviourRegistry.load_entry_points`."""
     with registry.registering(CORE_GROUP):
         registry.register_all((*BUILTIN_BEHAVIOURS, *idioms.BEHAVIOURS))
+        registry.add_robot_check(run_limits_problems)
     with registry.registering("llm"):
         llm.register(registry)
 

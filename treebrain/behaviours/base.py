@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict
 from treebrain.behaviours.context import RobotSettings, TreeContext
 from treebrain.behaviours.ports import MissingInput, Port
 from treebrain.blackboard import MISSING, BlackboardError, KeyType
+from treebrain.secrets import redact
 
 _LOG = logging.getLogger("treebrain.behaviours")
 _RUNNING = Status.RUNNING
@@ -33,13 +34,13 @@ _INVALID = Status.INVALID
 class NoParams(BaseModel):
     """Params model of a behaviour that takes none (any given param is an error)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 class Params(BaseModel):
     """Base for behaviours' params models: unknown keys are errors, not silently ignored."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 @dataclass
@@ -200,7 +201,7 @@ class Leaf(RemembersInvalidation):
         self.status = new_status
 
     def _failed(self, error: Exception, expected: bool) -> Status:
-        self.feedback_message = f"{type(error).__name__}: {error}"
+        self.feedback_message = redact(f"{type(error).__name__}: {error}")
         if expected:
             _LOG.warning("%s: %s", self.path, self.feedback_message)
         else:

@@ -17,6 +17,10 @@ from importlib import metadata
 from typing import Any
 
 from treebrain.behaviours.base import Leaf
+from treebrain.behaviours.context import RobotSettings
+from treebrain.errors import Problem
+
+RobotCheck = Callable[[RobotSettings], list[Problem]]
 
 ENTRY_POINT_GROUP = "treebrain.behaviours"
 CORE_GROUP = "core"
@@ -34,11 +38,13 @@ class BehaviourRegistry:
         self._classes: dict[str, type[Leaf]] = {}
         self._groups: dict[str, str] = {}
         self._group = CORE_GROUP
+        self._robot_checks: list[RobotCheck] = []
 
     @contextlib.contextmanager
     def registering(self, group: str) -> Iterator[None]:
-        """Leaves registered inside belong to `group`; if the block raises, none of them stays."""
-        outer, before = self._group, set(self._classes)
+        """Leaves registered inside belong to `group`; if the block raises, none of them (nor any
+        robot check it added) stays."""
+        outer, before, checks = self._group, set(self._classes), len(self._robot_checks)
         self._group = group
         try:
             yield
@@ -46,6 +52,7 @@ class BehaviourRegistry:
             for name in set(self._classes) - before:
                 del self._classes[name]
                 del self._groups[name]
+            del self._robot_checks[checks:]
             raise
         finally:
             self._group = outer
@@ -60,6 +67,14 @@ class BehaviourRegistry:
         self._classes[registered] = cls
         self._groups.setdefault(registered, self._group)
         return cls
+
+    def add_robot_check(self, check: RobotCheck) -> None:
+        """A check of the robot file a group's leaves depend on (a section of its own, the files it
+        names), run once per robot file before the first tick."""
+        self._robot_checks.append(check)
+
+    def robot_checks(self) -> list[RobotCheck]:
+        return list(self._robot_checks)
 
     def register_all(self, classes: Iterable[type[Leaf]]) -> None:
         for cls in classes:

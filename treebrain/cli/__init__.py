@@ -19,12 +19,15 @@ from types import ModuleType
 from rich.console import Console
 from rich.logging import RichHandler
 
-from treebrain.cli.common import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, print_problems
+from treebrain.cli.common import EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, print_problems
+from treebrain.cli.process import SIGNAL_EXIT_CODES, check_arguments, redacted_output, signals_halt
 from treebrain.errors import InputError
 
 
 def command_modules() -> list[ModuleType]:
-    names = sorted(info.name for info in pkgutil.iter_modules(__path__) if info.name != "common")
+    names = sorted(
+        info.name for info in pkgutil.iter_modules(__path__) if info.name not in ("common", "process")
+    )
     return [importlib.import_module(f"{__name__}.{name}") for name in names]
 
 
@@ -54,8 +57,24 @@ def _configure_logging(level: str) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    _configure_logging(args.log_level)
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    with redacted_output(), signals_halt() as received:
+        try:
+            check_arguments(arguments)
+        except InputError as error:
+            print_problems(error.problems)
+            return EXIT_BAD_INPUT
+        args = build_parser().parse_args(arguments)
+        _configure_logging(args.log_level)
+        code = _run(args)
+    if received and code == EXIT_INTERRUPTED:
+        return SIGNAL_EXIT_CODES.get(received[0], EXIT_INTERRUPTED)
+    return code
+
+
+def _run(args: argparse.Namespace) -> int:
+    """The command's exit code; what it raises becomes an exit code and one line, never a traceback
+    (but for --log-level debug)."""
     try:
         code: int = args.handler(args)
     except InputError as error:
@@ -67,6 +86,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The reader went away (`treebrain ... | head`): stop quietly, as Unix tools do.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
+    except Exception as error:
+        logging.getLogger("treebrain").debug("the command failed", exc_info=True)
+        print(
+            f"treebrain: internal error: {type(error).__name__}: {error} "
+            "(run with --log-level debug for the traceback)",
+            file=sys.stderr,
+        )
+        return EXIT_FAILURE
     return code
 
 

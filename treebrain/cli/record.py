@@ -44,6 +44,12 @@ def _serve(recording: Recording, host: str, port: int, query: str, open_browser:
         print(f"cannot serve the viewer on {host}:{port}: {error.strerror or error}", file=sys.stderr)
         return None
     print(f"viewer: {url}", flush=True)
+    if server.public:
+        print(
+            f"warning: the viewer listens on {host}, so other machines can reach it, and it has no "
+            "authentication: anyone who reaches it sees this run (use --host 127.0.0.1 to keep it local)",
+            file=sys.stderr,
+        )
     if open_browser:
         webbrowser.open(url)
     return server

@@ -18,12 +18,25 @@ from treebrain.llm.types import LLMResponse
 class Budget(BaseModel):
     """Limits for one leaf or one tree; None means unlimited."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     max_calls: int | None = Field(default=None, ge=0)
     max_tokens: int | None = Field(default=None, ge=0)
     max_cost_usd: float | None = Field(default=None, ge=0)
     max_wall_s: float | None = Field(default=None, ge=0)
+
+
+def stricter(first: Budget | None, second: Budget | None) -> Budget | None:
+    """The budget that holds both: each limit the lower of the two that are set."""
+    if first is None or second is None:
+        return first or second
+    merged = {
+        name: min(values)
+        if (values := [v for v in (getattr(first, name), getattr(second, name)) if v is not None])
+        else None
+        for name in Budget.model_fields
+    }
+    return Budget(**merged)
 
 
 class Usage(BaseModel):

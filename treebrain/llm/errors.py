@@ -9,6 +9,8 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
+from treebrain.secrets import redact
+
 
 class LLMErrorKind(StrEnum):
     """Why a call failed."""
@@ -80,6 +82,7 @@ class LLMError(Exception):
         status_code: int | None = None,
         cause: LLMFailure | None = None,
     ) -> None:
+        message = redact(message)  # some providers echo the request's key in their errors
         super().__init__(message)
         self.kind = kind
         self.message = message

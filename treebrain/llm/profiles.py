@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 
 
 class _Profile(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     temperature: float | None = Field(default=None, ge=0, le=2)
     timeout_s: float = Field(default=30.0, gt=0)
@@ -133,7 +133,7 @@ PROVIDER_KINDS = ("local", "anthropic", "gemini", "openai", "scripted", "record"
 class LLMSection(BaseModel):
     """The robot file's ``llm:`` section."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     default: str = "local"
     profiles: dict[str, ProfileConfig] = Field(default_factory=dict)

@@ -31,7 +31,7 @@ DEADLINE_GRACE_S = 0.5
 class RetryPolicy(BaseModel):
     """Transport retries: at most `max_attempts` attempts, waiting base * multiplier^(n-1), capped."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     max_attempts: int = Field(default=3, ge=1)
     base_delay_s: float = Field(default=0.5, ge=0)

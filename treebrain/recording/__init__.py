@@ -7,7 +7,6 @@ from treebrain.recording.reader import EventRow, Frame, Recording
 from treebrain.recording.recorder import Recorder, TracingLLMService, default_recording_path
 from treebrain.recording.rerun import Divergence, RerunReport, rerun
 from treebrain.recording.schema import RunInfo
-from treebrain.recording.secrets import Redactor
 from treebrain.recording.writer import DEFAULT_MAX_BYTES, RecordingWriter
 
 __all__ = [
@@ -19,7 +18,6 @@ __all__ = [
     "Recorder",
     "Recording",
     "RecordingWriter",
-    "Redactor",
     "RerunReport",
     "RunInfo",
     "TickCapture",

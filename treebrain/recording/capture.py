@@ -187,6 +187,11 @@ class TickCapture:
     def _on_event(self, event: TreeEvent) -> None:
         self._events.append(event)
 
+    def pending_events(self) -> list[TreeEvent]:
+        """Events since the last tick (those of a halt after it), taken away."""
+        events, self._events = self._events, []
+        return events
+
     def note(self, kind: str, node_path: str, data: dict[str, Any]) -> None:
         """Record an event of the recorder's own (e.g. ``llm_start``) at the current tick."""
         self._on_event(TreeEvent(kind, node_path, self.tree.clock.now(), data))

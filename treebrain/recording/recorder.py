@@ -16,6 +16,7 @@ from __future__ import annotations
 import datetime
 import hashlib
 import os
+import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -28,8 +29,8 @@ from treebrain.llm.types import canonical_request
 from treebrain.recording.capture import TickCapture
 from treebrain.recording.definition import TreeDefinition, describe_tree
 from treebrain.recording.schema import BaseState, RunInfo
-from treebrain.recording.secrets import Redactor
 from treebrain.recording.writer import DEFAULT_MAX_BYTES, RecordingWriter
+from treebrain.secrets import Redactor
 from treebrain.trees import TreebrainTree
 
 StartListener = Callable[[str, str, LLMRequest], None]
@@ -85,10 +86,12 @@ RUNS_DIR_VARIABLE = "TREEBRAIN_RUNS_DIR"
 
 
 def default_recording_path(robot: str, directory: Path | None = None) -> Path:
-    """``runs/<robot>-<UTC timestamp>.sqlite`` (the folder can be moved with $TREEBRAIN_RUNS_DIR)."""
+    """``runs/<robot>-<UTC timestamp>.sqlite`` (the folder can be moved with $TREEBRAIN_RUNS_DIR);
+    whatever the name holds, the file stays in the folder."""
     folder = directory or Path(os.environ.get(RUNS_DIR_VARIABLE, "runs"))
     stamp = datetime.datetime.now(datetime.UTC).strftime("%Y%m%dT%H%M%S%fZ")
-    return folder / f"{robot or 'tree'}-{stamp}.sqlite"
+    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", robot).lstrip(".-")[:64] or "tree"
+    return folder / f"{safe}-{stamp}.sqlite"
 
 
 class Recorder:
@@ -152,6 +155,8 @@ class Recorder:
         return self.writer.lost_ticks
 
     def close(self) -> None:
-        """Stop recording and finish the file (idempotent)."""
+        """Stop recording and finish the file (idempotent); what the tree's halt did after its last
+        tick (an arm sent its stop) is kept with that tick."""
+        halted = self.capture.pending_events()
         self.capture.detach()
-        self.writer.close()
+        self.writer.close(halted)

@@ -26,7 +26,8 @@ from treebrain.recording.llm_replay import ReplayLLMService, recorded_calls
 from treebrain.recording.reader import Recording
 from treebrain.recording.recorder import file_hashes
 from treebrain.recording.schema import dumps
-from treebrain.recording.secrets import Redactor
+from treebrain.recording.writer import AT_HALT
+from treebrain.secrets import redactor
 from treebrain.trees import TreebrainTree, load_tree
 
 NOT_TICKED = "not ticked"
@@ -130,7 +131,7 @@ class _Rerun:
         self.clock = clock
         self.definition = recording.definition
         self.node_paths = set(self.definition.paths())
-        self.redactor = Redactor.from_environment()
+        self.redactor = redactor()
         self.captured: list[TickRecord] = []
         self.llm_problems: list[str] = []
         self.inputs_applied = 0
@@ -184,7 +185,9 @@ class _Rerun:
         self.llm_problems.clear()
         reasons += status_differences(self.definition, self.recording.visited_at(tick), record.visited)
         recorded_commands = [
-            (event.node_path, event.data) for event in self.recording.events(tick=tick, kinds=("actuator",))
+            (event.node_path, event.data)
+            for event in self.recording.events(tick=tick, kinds=("actuator",))
+            if not event.data.get(AT_HALT)  # the run's halt after its last tick, not a tick's doing
         ]
         rerun_commands = [
             (event.node_path, json.loads(dumps(self.redactor.data(event.data))))

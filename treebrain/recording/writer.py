@@ -14,8 +14,8 @@ import json
 import logging
 import sqlite3
 import threading
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +34,8 @@ from treebrain.recording.schema import (
     dumps,
     settle,
 )
-from treebrain.recording.secrets import Redactor
+from treebrain.secrets import Redactor
+from treebrain.secrets import redactor as process_redactor
 
 _LOG = logging.getLogger("treebrain.recording")
 DEFAULT_MAX_BYTES = 256 * 1024 * 1024
@@ -55,6 +56,10 @@ class _TickRows:
     size: int
 
 
+AT_HALT = "at_halt"
+"""Marks an event that happened while the tree was halted after its last tick."""
+
+
 class RecordingWriter:
     """Owns the SQLite connection and the writer thread of one recording."""
 
@@ -72,7 +77,7 @@ class RecordingWriter:
     ) -> None:
         self.path = Path(path)
         self.max_bytes = max_bytes
-        self.redactor = redactor or Redactor.from_environment()
+        self.redactor = redactor or process_redactor()
         self.flush_interval_s = flush_interval_s
         self.queue_limit = queue_limit
         self.node_paths = frozenset(node.path for node in definition.nodes)
@@ -169,7 +174,8 @@ class RecordingWriter:
         self.final_status = batch[-1].root_status
 
     def _rows(self, record: TickRecord) -> _TickRows:
-        nodes = self._nodes_column([[i, s, f] if f else [i, s] for i, s, f in record.visited])
+        text = self.redactor.text
+        nodes = self._nodes_column([[i, s, text(f)] if f else [i, s] for i, s, f in record.visited])
         activity_text = dumps([[a.kind[0], a.key, a.node_path] for a in record.activity])
         activity = None if activity_text == self._previous_activity else activity_text
         self._previous_activity = activity_text
@@ -256,13 +262,25 @@ class RecordingWriter:
         return _Transaction(self._connection)
 
     # closing --------------------------------------------------------------------------------------
-    def close(self) -> None:
-        """Write what is queued, mark the run finished and leave one self-contained file."""
+    def close(self, halt_events: Sequence[TreeEvent] = ()) -> None:
+        """Write what is queued, mark the run finished and leave one self-contained file.
+
+        `halt_events` happened after the last tick, while the tree was halted (an arm's stop when the
+        run was interrupted): they are kept with the last tick, marked ``at_halt``.
+        """
         if self._stop.is_set():
             return
         self._stop.set()
         self._wake.set()
         self._thread.join()
+        if halt_events and self.committed_tick:
+            tick = self.committed_tick
+            marked = [replace(event, data={**event.data, AT_HALT: True}) for event in halt_events]
+            with self._transaction():
+                self._connection.executemany(
+                    "INSERT INTO events (tick, time, kind, node_path, data) VALUES (?, ?, ?, ?, ?)",
+                    [self._event_row(tick, event) for event in marked],
+                )
         self._write_meta(
             {
                 "finished": True,

@@ -76,6 +76,8 @@ def compile_file(
         problems.extend(read_problems)
         domains = [group for group in registry.groups() if group != CORE_GROUP]
         robot = read_robot_file(data, source, problems, domains)
+        for check in registry.robot_checks():
+            problems.extend(check(robot.settings))
         if robot.tree_path is not None:
             root = reader.read_tree(robot.tree_path, robot.data.value_where("tree")).root
     else:

@@ -21,6 +21,8 @@ ROBOT_KEYS = {"robot", "tree", "driver", "limits", "llm", "blackboard", "overrid
 """The framework's sections; a robot file may also have one section per installed leaf domain
 (``voice:``), which that domain's leaves read and check."""
 _REFERENCE = re.compile(r"\$\{([A-Za-z0-9_.\-]+)\}")
+ROBOT_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}")
+"""A robot's name is part of file names (its recordings): nothing that could leave a folder."""
 
 
 @dataclass
@@ -64,8 +66,14 @@ def read_robot_file(
         elif key in domains and not isinstance(data[key], dict):
             problems.append(Problem(data.value_where(key), f"'{key}' must be a mapping of {key} settings"))
     name = data.get("robot")
-    if not isinstance(name, str) or not name:
-        problems.append(Problem(data.value_where("robot"), "'robot' must be the robot's name"))
+    if not isinstance(name, str) or ROBOT_NAME.fullmatch(name) is None:
+        problems.append(
+            Problem(
+                data.value_where("robot"),
+                f"'robot' must be the robot's name: 1 to 64 letters, digits, _ . - not starting with . or -"
+                f" (got {name!r})",
+            )
+        )
         name = ""
     sections: dict[str, dict[str, Any]] = {}
     for section in ("driver", "limits", "llm", "blackboard", "overrides"):
@@ -95,9 +103,9 @@ def read_robot_file(
                 Problem(data.value_where("tree"), f"tree file not found: {tree} (looked in {path.parent})")
             )
             tree_path = None
-    settings = RobotSettings(
-        name, path.resolve(), dict(sections["limits"]), dict(driver), dict(sections["llm"]), dict(data)
-    )
+    # The sections stay parsed YAML (dicts that know where each value is written), so what checks
+    # them later can point at the line.
+    settings = RobotSettings(name, path.resolve(), sections["limits"], driver, sections["llm"], data)
     robot = RobotFile(settings, tree_path, data)
     blackboard = sections["blackboard"]
     for key, value in blackboard.items():

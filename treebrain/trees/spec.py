@@ -35,7 +35,31 @@ from treebrain.yaml_source import YList, YMap, read_yaml_file
 
 COMMON_NODE_KEYS = {"type", "name", "description"}
 LEAF_KEYS = COMMON_NODE_KEYS | {"params", "inputs", "outputs"}
-NAME_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
+NAME_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
+MAX_NAME_LENGTH = 100
+_READ_AS = {bool: "the boolean", type(None): "nothing", int: "the number", float: "the number"}
+
+
+def name_problem(given: object, written: str | None = None) -> str | None:
+    """Why `given` cannot name a node (None when it can); `written` is how YAML had it, when YAML
+    read it as something else than text (``name: yes``)."""
+    if not isinstance(given, str):
+        what = _READ_AS.get(type(given), type(given).__name__)
+        value = "" if given is None else f" {str(given).lower() if isinstance(given, bool) else given}"
+        shown = written if written is not None else repr(given)
+        return f"invalid name: {shown} was read as {what}{value}; quote it (name: '{shown}')"
+    if len(given) > MAX_NAME_LENGTH:
+        return f"invalid name {given[:40] + '…'!r} ({len(given)} characters): at most {MAX_NAME_LENGTH}"
+    if NAME_PATTERN.fullmatch(given) is None:
+        return f"invalid name {given!r}: use letters, digits, _ . -"
+    return None
+
+
+def _safe_path_part(text: str) -> str:
+    """A stand-in for a bad name in node paths of later messages: short, one line, no slash."""
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", text[:40]) or "_"
+
+
 SLOT_TYPE = "slot"
 
 
@@ -189,27 +213,22 @@ class SpecReader:
 
     def _name(self, data: YMap, type_name: str, siblings: set[str], parent_path: str) -> str:
         given = data.get("name")
-        if given is None:
+        if given is None and "name" not in data:
             base = type_name.rsplit(".", 1)[-1]
             name, index = base, 2
             while name in siblings:
                 name, index = f"{base}_{index}", index + 1
-        elif not isinstance(given, str) or not NAME_PATTERN.match(given):
-            name = str(given).replace("/", "_")
-            self.problem(
-                data.value_where("name"),
-                f"invalid name {given!r}: use letters, digits, _ . -",
-                join_path(parent_path, name),
-            )
-        elif given in siblings:
-            name = given
-            self.problem(
-                data.value_where("name"),
-                f"duplicate name '{given}' among siblings",
-                join_path(parent_path, name),
-            )
+        elif (problem := name_problem(given, data.raw_values.get("name"))) is not None:
+            name = _safe_path_part(str(given))
+            self.problem(data.value_where("name"), problem, join_path(parent_path, name))
         else:
-            name = given
+            name = str(given)
+            if name in siblings:
+                self.problem(
+                    data.value_where("name"),
+                    f"duplicate name '{name}' among siblings",
+                    join_path(parent_path, name),
+                )
         siblings.add(name)
         return name
 
@@ -304,8 +323,11 @@ class SpecReader:
     def _slot(self, data: YMap, parent_path: str, frame: Frame, siblings: set[str]) -> NodeSpec | None:
         """A hole in a reusable subtree, filled by the includer's node or by its `default:`."""
         name = data.get("name")
-        if not isinstance(name, str) or not NAME_PATTERN.match(name):
-            self.problem(data.location, "a slot needs a 'name:' (letters, digits, _ . -)", parent_path)
+        problem = (
+            "a slot needs a 'name:'" if name is None else name_problem(name, data.raw_values.get("name"))
+        )
+        if problem is not None or not isinstance(name, str):
+            self.problem(data.value_where("name"), problem or "a slot needs a 'name:'", parent_path)
             return None
         for key in data:
             if key not in {"type", "name", "description", "default"}:

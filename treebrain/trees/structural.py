@@ -22,7 +22,7 @@ from treebrain.trees import composites, decorators
 
 
 class Options(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 class SequenceOptions(Options):

@@ -8,6 +8,7 @@ the server. :class:`ViewerApp` holds the routes without sockets so tests can cal
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import socket
 import sqlite3
@@ -42,6 +43,12 @@ CONTENT_SECURITY_POLICY = (
 )
 LOOPBACK_NAMES = {"127.0.0.1", "localhost", "::1"}
 DEFAULT_STREAM_HZ = 10.0
+MAX_CLIENTS = 16
+"""Connections served at once (each has a thread; live streams hold theirs); more get 503."""
+_BUSY = (
+    b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\nRetry-After: 5\r\n"
+    b"Connection: close\r\nContent-Length: 46\r\n\r\ntoo many viewers connected: try again shortly\n"
+)
 KEEPALIVE_S = 15.0
 REFRESH_INTERVAL_S = 0.05
 
@@ -154,6 +161,22 @@ class _HTTPServer(ThreadingHTTPServer):
     app: ViewerApp
     stop_event: threading.Event
     allowed_hosts: set[str] | None
+    slots: threading.BoundedSemaphore
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        """A thread per connection, at most :data:`MAX_CLIENTS` at once; the others get 503 at once."""
+        if not self.slots.acquire(blocking=False):
+            with contextlib.suppress(OSError):
+                request.sendall(_BUSY)
+            self.shutdown_request(request)
+            return
+        super().process_request(request, client_address)
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.slots.release()
 
 
 class _HTTPServer6(_HTTPServer):
@@ -220,13 +243,20 @@ class ViewerServer:
         host: str = "127.0.0.1",
         port: int = 0,
         stream_hz: float = DEFAULT_STREAM_HZ,
+        max_clients: int = MAX_CLIENTS,
     ) -> None:
         self.app = ViewerApp(recording, stream_hz)
         self.host = host
         self.port = port
+        self.max_clients = max_clients
         self._httpd: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
+
+    @property
+    def public(self) -> bool:
+        """Whether other machines may reach it (it has no authentication)."""
+        return self.host not in LOOPBACK_NAMES
 
     @property
     def url(self) -> str:
@@ -242,6 +272,7 @@ class ViewerServer:
         httpd = server_class((self.host, self.port), _Handler)
         httpd.app = self.app
         httpd.stop_event = self._stop
+        httpd.slots = threading.BoundedSemaphore(self.max_clients)
         httpd.allowed_hosts = LOOPBACK_NAMES | {self.host} if self.host in LOOPBACK_NAMES else None
         self._httpd = httpd
         self._thread = threading.Thread(target=httpd.serve_forever, name="treebrain-viewer", daemon=True)

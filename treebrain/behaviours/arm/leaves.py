@@ -11,10 +11,12 @@ from pydantic import BaseModel
 from treebrain.behaviours.arm.service import ArmService, check_driver
 from treebrain.behaviours.base import AsyncAction, CheckEnv, Leaf, NodeSetup
 from treebrain.behaviours.ports import Port
+from treebrain.behaviours.run_limits import RunLimits
 from treebrain.blackboard import register_type
 from treebrain.errors import InputError
 from treebrain.robots.arm.commands import ArmCommand, CommandError, describe, parse_command
 from treebrain.robots.arm.drivers import ArmDriver
+from treebrain.robots.arm.limits import motion_seconds
 from treebrain.robots.arm.workcell import ArmScene
 from treebrain.robots.errors import DriverError
 
@@ -48,8 +50,9 @@ class Scene(_ArmLeafMixin, Leaf):
 class Execute(_ArmLeafMixin, AsyncAction):
     """Sends `commands` to the arm one primitive per tick, each after the previous one is done.
 
-    Every command is re-validated as one of the arm's primitives before the first is sent, so a
-    malformed program moves nothing. A refused or failed command ends the action with FAILURE and
+    Every command is re-validated as one of the arm's primitives before the first is sent, and the
+    program must fit the run's limits (``max_actions``, ``max_duration_s``), so a malformed or
+    oversized program moves nothing. A refused or failed command ends the action with FAILURE and
     the reason in `error`; a halt sends ``stop`` to the driver. Each command sent and each stop is an
     ``actuator`` event.
     """
@@ -78,6 +81,11 @@ class Execute(_ArmLeafMixin, AsyncAction):
             self.program = [parse_command(command) for command in self.read("commands")]
         except CommandError as error:
             return self._stopped_early(f"not an arm program: {error}")
+        scene = self.driver.observe()
+        seconds = motion_seconds(scene.pose, scene.speed_mm_s, self.program)
+        refusal = self.context.service(RunLimits).admit(len(self.program), seconds)
+        if refusal is not None:
+            return self._stopped_early(f"refused before the first command: {refusal}")
         return self._send_next()
 
     def poll(self) -> Status:

@@ -7,7 +7,8 @@ from treebrain.behaviours.registry import BehaviourRegistry
 
 
 def register(registry: BehaviourRegistry) -> None:
-    """Add the ``llm.*`` leaves."""
-    from treebrain.behaviours.llm import leaves
+    """Add the ``llm.*`` leaves, and the check of every robot file's ``llm:`` section."""
+    from treebrain.behaviours.llm import leaves, service
 
     registry.register_all(leaves.BEHAVIOURS)
+    registry.add_robot_check(service.llm_section_problems)

@@ -35,6 +35,7 @@ from treebrain.llm import (
 )
 from treebrain.llm.prompting import PromptTemplate, TemplateError, render_prompt
 from treebrain.llm.schema_check import validate as validate_schema
+from treebrain.secrets import redact, redact_data
 
 RESERVED_INPUTS = {"correction", "attempt", "images", "variables"}
 
@@ -228,8 +229,12 @@ class LLMAction(AsyncAction):
             self.call.cancel()
             self.feedback_message = "cancelled"
 
+    def write(self, port: str, value: Any) -> None:
+        """Whatever a model said goes to the blackboard without secrets (a model may echo a key)."""
+        super().write(port, redact_data(value))
+
     def fail(self, reason: str) -> Status:
-        self.feedback_message = reason
+        self.feedback_message = redact(reason)
         self.write("error", reason)
         return Status.FAILURE
 

@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from treebrain.behaviours.context import RobotSettings, TreeContext
-from treebrain.errors import InputError
+from treebrain.behaviours.run_limits import RunLimitsSettings
+from treebrain.errors import InputError, Location, Problem
 from treebrain.llm import (
     Budget,
     LLMCall,
@@ -24,6 +25,9 @@ from treebrain.llm import (
     parse_llm_section,
     start_call,
 )
+from treebrain.llm.budget import stricter
+from treebrain.llm.profiles import LocalProfile, ReplayProfile, ScriptedProfile
+from treebrain.yaml_source import located
 
 ProviderFactory = Callable[[str, LLMSection, Path], Provider]
 
@@ -33,8 +37,38 @@ def _default_factory(name: str, section: LLMSection, base_dir: Path) -> Provider
 
 
 def robot_llm_section(robot: RobotSettings) -> LLMSection:
-    """The robot file's ``llm:`` section, validated (raises InputError with the file)."""
-    return parse_llm_section(robot.llm or None, file=str(robot.file or ""))
+    """The robot file's ``llm:`` section, validated (raises InputError located in the file)."""
+    file = str(robot.file or "")
+
+    def locate(path: tuple[str | int, ...]) -> tuple[int, int]:
+        where = located(robot.llm, path, Location(file))
+        return where.line, where.column
+
+    return parse_llm_section(robot.llm or None, file=file, locate=locate)
+
+
+def llm_section_problems(robot: RobotSettings) -> list[Problem]:
+    """What is wrong with the robot file's ``llm:`` section, every file it names included (a script
+    or cassette to play, a model file): checked once per robot file, before the first tick."""
+    try:
+        section = robot_llm_section(robot)
+    except InputError as error:
+        return error.problems
+    problems: list[Problem] = []
+    for name, profile in section.profiles.items():
+        named = {
+            "responses_file": getattr(profile, "responses_file", None)
+            if isinstance(profile, ScriptedProfile)
+            else None,
+            "cassette": profile.cassette if isinstance(profile, ReplayProfile) else None,
+            "model_path": profile.model_path if isinstance(profile, LocalProfile) else None,
+        }
+        for option, relative in named.items():
+            if relative is not None and not (robot.base_dir / relative).is_file():
+                where = located(robot.llm, ("profiles", name, option), Location(str(robot.file or "")))
+                found = robot.base_dir / relative
+                problems.append(Problem(where, f"llm.profiles.{name}.{option}: file not found: {found}"))
+    return problems
 
 
 def choose_default_profile(robot: RobotSettings, profile: str | None) -> None:
@@ -52,11 +86,12 @@ def choose_default_profile(robot: RobotSettings, profile: str | None) -> None:
 
 
 def check_profile(robot: RobotSettings, profile: str | None) -> list[str]:
-    """Load-time problems of a leaf's profile choice against the robot's ``llm:`` section."""
+    """Load-time problems of a leaf's profile choice (the section itself is checked once, by
+    :func:`llm_section_problems`)."""
     try:
         section = robot_llm_section(robot)
-    except InputError as error:
-        return [f"the robot's llm section is invalid: {problem.message}" for problem in error.problems]
+    except InputError:
+        return []
     if profile is not None and profile not in section.profiles:
         return [f"no LLM profile '{profile}' (profiles: {', '.join(sorted(section.profiles))})"]
     return []
@@ -78,6 +113,11 @@ class LLMService:
         self.factory = factory
         self.ledger = UsageLedger()
         self._providers: dict[str, Provider] = {}
+        limits = RunLimitsSettings.model_validate(context.robot.limits)
+        self.tree_budget = stricter(
+            section.budget, Budget(max_calls=limits.max_llm_calls, max_cost_usd=limits.max_cost_usd)
+        )
+        """The llm section's budget and the robot's run limits together."""
 
     @classmethod
     def from_context(cls, context: TreeContext) -> LLMService:
@@ -111,7 +151,7 @@ class LLMService:
             retry=retry,
             ledger=self.ledger,
             leaf_budget=leaf_budget,
-            tree_budget=self.section.budget,
+            tree_budget=self.tree_budget,
         )
 
     def report(

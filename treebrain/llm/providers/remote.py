@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 
 from treebrain.llm.context import CallContext
 from treebrain.llm.errors import LLMError, LLMErrorKind, LLMFailure
+from treebrain.secrets import register_secret
 
 T = TypeVar("T")
 
@@ -36,6 +37,7 @@ def api_key_from_env(variable: str, profile: str) -> str:
             "set it, or choose another profile (e.g. 'local')",
             cause=LLMFailure.MISSING_KEY,
         )
+    register_secret(key)
     return key
 
 

@@ -29,7 +29,7 @@ GripperState = Literal["open", "closed"]
 
 
 class _Command(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 class MoveTo(_Command):

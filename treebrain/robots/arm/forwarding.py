@@ -23,7 +23,7 @@ from treebrain.robots.errors import DriverError
 class ForwardingParams(BaseModel):
     """Where the arm starts and how fast, for the commanded-pose bookkeeping."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     start_pose: Pose = Pose(x_mm=350.0, y_mm=0.0, z_mm=450.0)
     speed_mm_s: float = Field(default=250.0, gt=0)

@@ -18,7 +18,7 @@ from treebrain.robots.arm.commands import DIRECTION_VECTORS, ArmCommand, MoveRel
 class StackLimits(BaseModel):
     """How high an assembly zone's stack may grow, and how thick one layer is."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     max_layers: int = Field(default=8, ge=1)
     layer_thickness_mm: float = Field(default=15.0, gt=0)
@@ -27,7 +27,7 @@ class StackLimits(BaseModel):
 class ArmLimits(BaseModel):
     """Limits from the robot file's ``limits:`` section; keys other leaves use are ignored here."""
 
-    model_config = ConfigDict(extra="ignore", frozen=True)
+    model_config = ConfigDict(extra="ignore", frozen=True, allow_inf_nan=False)
 
     reach_mm: float = Field(default=950.0, gt=0)
     z_min_mm: float = -200.0
@@ -59,7 +59,7 @@ class ArmLimits(BaseModel):
 class Pose(BaseModel):
     """A tool position in millimetres in the arm's base frame."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, allow_inf_nan=False)
 
     x_mm: float
     y_mm: float

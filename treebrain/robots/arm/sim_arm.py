@@ -22,7 +22,7 @@ from treebrain.robots.errors import DriverError
 class SimArmParams(BaseModel):
     """``driver.params`` of a robot file whose driver type is ``sim_arm``."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     stacks: dict[str, int] = Field(
         default_factory=lambda: {"bread": 8, "meat": 4, "cheese": 4, "lettuce": 4, "tomato": 4}
