@@ -18,8 +18,11 @@ $(VENV)/.installed-demo: pyproject.toml | $(PY)
 	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PIP) install --quiet -e '.[local]'
 	touch $@
 
+# The test install includes the simulators (`sim`: robosuite 1.5.2 on MuJoCo); robosuite's private
+# macro file is written once so that importing it prints no warnings about optional packages.
 $(VENV)/.installed-test: pyproject.toml | $(PY)
-	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PIP) install --quiet -e '.[dev,cloud,local]'
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PIP) install --quiet -e '.[dev,cloud,local,sim]'
+	$(PY) -m treebrain.robots.manipulator.macros
 	touch $@
 
 # Exit 3 means a command was refused or needs a question answered: an answer, not a failure.

@@ -3,6 +3,7 @@ from __future__ import annotations
 from importlib import metadata
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 from unittest.mock import patch
 
 import pytest
@@ -23,9 +24,15 @@ from treebrain.robots.registry import (
 )
 
 
-def test_the_three_built_in_driver_types_are_registered() -> None:
-    assert sorted(driver_types()) == ["sim_arm", "tcp_json", "tcp_socket"]
-    assert {kind.robot_kind for kind in driver_types().values()} == {"arm"}
+def test_the_built_in_driver_types_are_registered_by_kind_of_robot() -> None:
+    kinds = {name: kind.robot_kind for name, kind in driver_types().items()}
+    assert kinds == {
+        "sim_arm": "arm",
+        "tcp_json": "arm",
+        "tcp_socket": "arm",
+        "robosuite": "manipulator",
+        "kinematic": "manipulator",
+    }
 
 
 def test_the_arm_drivers_come_through_the_drivers_entry_point() -> None:
@@ -66,7 +73,12 @@ def test_a_broken_driver_plugin_is_a_problem_not_a_crash() -> None:
 
 
 def test_every_built_in_driver_keeps_the_contract(tmp_path: Path) -> None:
-    required = {"tcp_socket": {"port": 9}}
+    cube = {"name": "cube", "position": [0, 0, 0.82], "half_extents": [0.02, 0.02, 0.02]}
+    required: dict[str, dict[str, Any]] = {
+        "tcp_socket": {"port": 9},
+        "robosuite": {"task": "Lift"},
+        "kinematic": {"task": "Lift", "objects": [cube], "success": {"object": "cube"}},
+    }
     for type_name in driver_types():
         params = required.get(type_name, {})
         driver = build_driver(type_name, params, clock=FakeClock(), limits={}, base_dir=tmp_path)
@@ -98,7 +110,7 @@ def test_unknown_type_suggests_the_nearest(tmp_path: Path) -> None:
         )
     assert str(caught.value) == (
         "gofa.yaml:7:3: driver.type: unknown driver type 'sim_ram' (did you mean 'sim_arm'?); "
-        "known: sim_arm, tcp_json, tcp_socket"
+        "known: kinematic, robosuite, sim_arm, tcp_json, tcp_socket"
     )
 
 

@@ -14,6 +14,7 @@ import pytest
 
 from treebrain.recording import Recording
 from treebrain.viewer import ViewerServer
+from treebrain.viewer.payloads import last_frame
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
@@ -119,3 +120,38 @@ def test_markup_from_the_tree_is_shown_as_text_and_never_run(hostile, page, tmp_
         assert page.eval_on_selector_all("img", "nodes => nodes.length") == 0
         page.screenshot(path=str(tmp_path / "hostile.png"))
     recording.close()
+
+
+def test_the_camera_panel_shows_the_last_frame_beside_the_tree(page, tmp_path):
+    from treebrain.cli import main
+
+    path = tmp_path / "lift.sqlite"
+    robot = DEMO.parent / "panda_lift.yaml"
+    assert (
+        main(
+            [
+                "run",
+                str(robot),
+                "--seed",
+                "2",
+                "--gif",
+                str(tmp_path / "lift.gif"),
+                "-q",
+                "--record",
+                str(path),
+            ]
+        )
+        == 0
+    )
+    with Recording(path) as recording, ViewerServer(recording, "127.0.0.1", 0) as server:
+        page.goto(server.url)
+        page.wait_for_selector("#camera-panel:not([hidden])")
+        page.wait_for_function("document.getElementById('camera').naturalWidth === 256")
+        last = recording.last_tick
+        assert last is not None
+        newest = last_frame(recording, last)[0]
+        assert newest is not None and newest > last - 4  # a frame every 4 control steps
+        assert page.text_content("#camera-label") == f"frame of tick {newest}"
+        page.eval_on_selector("#scrubber", "el => { el.value = '1'; el.dispatchEvent(new Event('input')); }")
+        page.wait_for_function("document.getElementById('camera-label').textContent === 'frame of tick 1'")
+        page.screenshot(path=str(tmp_path / "camera.png"))

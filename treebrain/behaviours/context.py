@@ -27,10 +27,22 @@ class RobotSettings:
     driver: dict[str, Any] = field(default_factory=dict)
     llm: dict[str, Any] = field(default_factory=dict)
     data: dict[str, Any] = field(default_factory=dict)
+    hz: float | None = None
+    """The robot file's tick rate for ``treebrain run`` (``math.inf``: as fast as the tree ticks)."""
 
     @property
     def base_dir(self) -> Path:
         return self.file.parent if self.file else Path.cwd()
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """What the command line asks of a run besides its files (``treebrain run --seed --gif``)."""
+
+    seed: int | None = None
+    """The run's seed: simulators and anything random start from it (None: the robot file's)."""
+    frames: bool = False
+    """Whether drivers with cameras should render frames (``frame`` events) for GIFs and the viewer."""
 
 
 @dataclass(frozen=True)
@@ -68,6 +80,7 @@ class TreeContext:
     robot: RobotSettings = field(default_factory=RobotSettings)
     services: dict[type[Any], Any] = field(default_factory=dict)
     listeners: list[EventListener] = field(default_factory=list)
+    run: RunOptions = field(default_factory=RunOptions)
 
     def emit(self, kind: str, node_path: str, data: dict[str, Any]) -> None:
         """Tell every listener (recorder, viewer, CLI) about an event."""

@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.live import Live
 from rich.text import Text
 
+from treebrain.behaviours.context import RunOptions
 from treebrain.behaviours.registry import CORE_GROUP, BehaviourRegistry
 from treebrain.cli.common import EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, print_problems
 from treebrain.cli.record import RunSession, add_run_options
@@ -21,6 +22,7 @@ from treebrain.errors import InputError
 from treebrain.files import atomic_write_json
 from treebrain.trees import TreebrainTree, compile_file, load_tree, shared_registry, validate_file
 from treebrain.trees.render import ascii_tree, dot_tree, svg_tree
+from treebrain.trees.robot_file import parse_hz
 from treebrain.trees.runner import Runner, RunStats
 from treebrain.trees.structural import STRUCTURAL_KINDS
 
@@ -67,6 +69,16 @@ def _live_view(tree: TreebrainTree, stats: RunStats) -> Text:
     return Text(header + ascii_tree(tree.spec, statuses))
 
 
+DEFAULT_HZ = 10.0
+
+
+def _tick_rate(text: str) -> float:
+    try:
+        return parse_hz(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     if args.ros:
         from treebrain.ros import ros_unavailable
@@ -78,6 +90,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     values = parse_values(args.set)
     session = RunSession(args)
     tree = load_tree(args.file, values=values, clock=session.clock())
+    tree.context.run = RunOptions(seed=args.seed, frames=session.wants_frames)
+    args.hz = args.hz or tree.context.robot.hz or DEFAULT_HZ
     console = Console()
     stats: RunStats | None = None
     try:
@@ -95,6 +109,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     finally:
         session.stop_recording()
         tree.close()
+        session.write_animation()
     if stats is None:
         session.finish(interrupted=True)
         return EXIT_BAD_INPUT
@@ -175,7 +190,13 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     show.set_defaults(handler=cmd_show)
     run = commands.add_parser("run", help="tick a tree until it finishes, --max-ticks, or Ctrl-C")
     run.add_argument("file", type=Path)
-    run.add_argument("--hz", type=float, default=10.0, help="tick rate (default 10)")
+    run.add_argument(
+        "--hz",
+        type=_tick_rate,
+        default=None,
+        help=f"ticks per second, or max (default: the robot file's hz:, else {DEFAULT_HZ:g})",
+    )
+    run.add_argument("--seed", type=int, help="the run's seed: a simulated episode starts from it")
     run.add_argument("--max-ticks", type=int, default=None)
     run.add_argument(
         "--set", action="append", default=[], metavar="KEY=VALUE", help="initial blackboard value (YAML)"

@@ -4,7 +4,9 @@ recording, the live viewer, the ROS 2 bridge)."""
 from __future__ import annotations
 
 import argparse
+import base64
 import contextlib
+import math
 import sys
 import tempfile
 import threading
@@ -13,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from treebrain.behaviours.context import TreeEvent
 from treebrain.cli.common import EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_OK
 from treebrain.clock import Clock
 from treebrain.errors import InputError
@@ -25,6 +28,8 @@ from treebrain.recording import (
     rerun,
 )
 from treebrain.recording.schema import settle
+from treebrain.robots.errors import DriverError
+from treebrain.robots.manipulator.frames import ANIMATIONS, decode_png, write_animation
 from treebrain.ros.bridge import RosBridge
 from treebrain.trees import TreebrainTree
 from treebrain.trees.runner import RunStats
@@ -74,11 +79,17 @@ class RunSession:
         self.recorder: Recorder | None = None
         self.viewer: ViewerServer | None = None
         self.ros: RosBridge | None = None
+        self.animation = FrameCollector(args.gif) if getattr(args, "gif", None) else None
         if args.view and args.no_record:
             self._temporary = tempfile.TemporaryDirectory(prefix="treebrain-view-")
             self.recording_path = Path(self._temporary.name) / "run.sqlite"
         elif not args.no_record:
             self.recording_path = args.record
+
+    @property
+    def wants_frames(self) -> bool:
+        """Whether drivers with cameras should render: for --gif, and for the viewer's last frame."""
+        return self.animation is not None or bool(self.args.view)
 
     @property
     def records(self) -> bool:
@@ -96,7 +107,8 @@ class RunSession:
             path = self.recording_path or default_recording_path(tree.context.robot.name or tree.source.stem)
             self.recording_path = path
             max_bytes = int(args.record_max_mb * MEGABYTE)
-            self.recorder = Recorder(tree, path, hz=args.hz, values=values, max_bytes=max_bytes)
+            hz = args.hz if math.isfinite(args.hz) else None
+            self.recorder = Recorder(tree, path, hz=hz, values=values, max_bytes=max_bytes)
         if args.view:
             assert self.recording_path is not None
             self.viewer = _serve(Recording(self.recording_path), args.host, args.port, "", args.open)
@@ -104,6 +116,8 @@ class RunSession:
                 return False
         if args.ros:
             self.ros = RosBridge.start(tree)
+        if self.animation is not None:
+            tree.context.listeners.append(self.animation.on_event)
         return True
 
     def on_tick(self, inner: TickCallback | None) -> TickCallback | None:
@@ -118,6 +132,11 @@ class RunSession:
                 inner(tree, stats)
 
         return both
+
+    def write_animation(self) -> None:
+        """After the run: the frames the run rendered, as the --gif file."""
+        if self.animation is not None:
+            print(self.animation.write(), file=sys.stderr)
 
     def stop_recording(self) -> None:
         if self.ros is not None:
@@ -157,6 +176,12 @@ def add_run_options(run: argparse.ArgumentParser) -> None:
     )
     run.add_argument("--no-record", action="store_true", help="do not record the run")
     run.add_argument(
+        "--gif",
+        type=_animation_path,
+        metavar="PATH",
+        help="write the camera's frames as an animated GIF (or an MP4 when PATH ends in .mp4)",
+    )
+    run.add_argument(
         "--record-max-mb",
         type=float,
         default=DEFAULT_MAX_BYTES / MEGABYTE,
@@ -165,6 +190,37 @@ def add_run_options(run: argparse.ArgumentParser) -> None:
     _add_viewer_options(run)
     run.add_argument("--view", action="store_true", help="serve the live viewer while the tree runs")
     run.add_argument("--ros", action="store_true", help="run inside a ROS 2 node and publish the tree")
+
+
+def _animation_path(text: str) -> Path:
+    path = Path(text)
+    if path.suffix.lower() not in ANIMATIONS:
+        raise argparse.ArgumentTypeError(f"{text}: name the file *.gif or *.mp4")
+    return path
+
+
+class FrameCollector:
+    """Keeps the frames of a run's ``frame`` events for --gif."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.frames: list[bytes] = []
+        self.fps = 5.0
+
+    def on_event(self, event: TreeEvent) -> None:
+        if event.kind == "frame":
+            self.frames.append(base64.b64decode(event.data["png"]))
+            self.fps = float(event.data.get("fps", self.fps))
+
+    def write(self) -> str:
+        """Write the animation; one line saying what was written (or why nothing was)."""
+        if not self.frames:
+            return f"{self.path}: not written: no driver of this robot rendered frames"
+        try:
+            write_animation(self.path, [decode_png(frame) for frame in self.frames], self.fps)
+        except DriverError as error:
+            return f"not written: {error}"
+        return f"animation: {self.path} ({len(self.frames)} frames at {self.fps:g} fps)"
 
 
 def _add_viewer_options(parser: argparse.ArgumentParser) -> None:

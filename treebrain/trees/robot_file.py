@@ -7,6 +7,7 @@ whole-string reference keeps the value's type, an embedded one is formatted into
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -17,7 +18,18 @@ from treebrain.behaviours import RobotSettings
 from treebrain.errors import Location, Problem
 from treebrain.yaml_source import YList, YMap
 
-ROBOT_KEYS = {"robot", "tree", "driver", "limits", "llm", "blackboard", "overrides", "description", "ros"}
+ROBOT_KEYS = {
+    "robot",
+    "tree",
+    "driver",
+    "limits",
+    "llm",
+    "blackboard",
+    "overrides",
+    "description",
+    "ros",
+    "hz",
+}
 """The framework's sections; a robot file may also have one section per installed leaf domain
 (``voice:``), which that domain's leaves read and check."""
 _REFERENCE = re.compile(r"\$\{([A-Za-z0-9_.\-]+)\}")
@@ -106,6 +118,7 @@ def read_robot_file(
     # The sections stay parsed YAML (dicts that know where each value is written), so what checks
     # them later can point at the line.
     settings = RobotSettings(name, path.resolve(), sections["limits"], driver, sections["llm"], data)
+    settings.hz = _tick_rate(data, problems)
     robot = RobotFile(settings, tree_path, data)
     blackboard = sections["blackboard"]
     for key, value in blackboard.items():
@@ -123,6 +136,32 @@ def read_robot_file(
             Override(node_path, dict(params), where, {k: params.value_where(k) for k in params})
         )
     return robot
+
+
+def _tick_rate(data: YMap, problems: list[Problem]) -> float | None:
+    """``hz:``: ticks per second, or ``max`` for simulators that keep their own time."""
+    if "hz" not in data:
+        return None
+    try:
+        return parse_hz(data["hz"])
+    except ValueError as error:
+        problems.append(Problem(data.value_where("hz"), f"hz: {error}"))
+        return None
+
+
+def parse_hz(value: Any) -> float:
+    """A tick rate: a positive number, or ``max`` (no pause between ticks)."""
+    if value == "max":
+        return math.inf
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise ValueError(f"expected a positive number of ticks per second or 'max', got {value!r}")
+    try:
+        rate = float(value)
+    except ValueError:
+        raise ValueError(f"expected a positive number of ticks per second or 'max', got {value!r}") from None
+    if not math.isfinite(rate) or rate <= 0:
+        raise ValueError(f"expected a positive number of ticks per second or 'max', got {value!r}")
+    return rate
 
 
 def lookup(data: Any, dotted: str) -> Any:

@@ -59,7 +59,7 @@ TickCallback = Callable[[TreebrainTree, RunStats], None]
 
 
 class Runner:
-    """Ticks `tree` at `hz` on its clock."""
+    """Ticks `tree` at `hz` on its clock (``math.inf``: without pausing, for simulators)."""
 
     def __init__(
         self,
@@ -69,7 +69,7 @@ class Runner:
         on_tick: TickCallback | None = None,
         timer: Callable[[], float] = time.perf_counter,
     ) -> None:
-        if hz <= 0:
+        if not hz > 0:
             raise ValueError(f"hz must be positive, got {hz}")
         self.tree = tree
         self.period = 1.0 / hz
@@ -89,7 +89,7 @@ class Runner:
                 duration = self.timer() - started
                 stats.ticks += 1
                 stats.tick_seconds.append(duration)
-                if duration > self.period:
+                if self.period and duration > self.period:
                     stats.overruns += 1
                 stats.final_status = self.tree.root.status.name
                 if self.on_tick is not None:

@@ -11,6 +11,8 @@ someone embeds it, and the page only ever inserts text with ``textContent``.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 from typing import Any
 
@@ -145,8 +147,20 @@ def tree_snapshot(recording: Recording, tick: int) -> dict[str, Any]:
             "last": recording.last_tick,
             "finished": recording.finished,
             "final_status": recording.final_status,
+            "frame_tick": last_frame(recording, frame.tick)[0],
         },
     }
+
+
+def last_frame(recording: Recording, tick: int) -> tuple[int | None, bytes]:
+    """The newest camera frame recorded at or before `tick`: its tick and PNG bytes (None, b"": none)."""
+    found = recording.events(kinds=("frame",), up_to=tick, newest_first=True, limit=1)
+    if not found:
+        return None, b""
+    try:
+        return found[0].tick, base64.b64decode(found[0].data.get("png", ""), validate=True)
+    except (binascii.Error, ValueError):
+        return None, b""
 
 
 def _llm_call(event: EventRow) -> dict[str, Any]:
@@ -199,7 +213,7 @@ def node_payload(recording: Recording, path: str, tick: int) -> dict[str, Any] |
     )
     others = recording.events(
         node_path=path,
-        kinds=("actuator", "notification"),
+        kinds=("actuator", "notification", "skill", "episode"),
         up_to=frame.tick,
         newest_first=True,
         limit=RECENT_EVENTS,

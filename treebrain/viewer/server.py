@@ -25,6 +25,7 @@ from urllib.parse import parse_qs, urlsplit
 from treebrain.recording.reader import Recording
 from treebrain.viewer.payloads import (
     definition_payload,
+    last_frame,
     node_payload,
     safe_json,
     timeline_payload,
@@ -116,6 +117,16 @@ class ViewerApp:
             return _json(definition_payload(self.recording))
         if path == "/api/timeline":
             return _json(timeline_payload(self.recording))
+        if path == "/api/frame":
+            tick = self._tick(query)
+            if isinstance(tick, Response):
+                return tick
+            _, png = last_frame(self.recording, tick)
+            return (
+                Response(HTTPStatus.OK, "image/png", png)
+                if png
+                else _error(HTTPStatus.NOT_FOUND, "no frame yet")
+            )
         if path in ("/api/tree", "/api/node"):
             tick = self._tick(query)
             if isinstance(tick, Response):

@@ -22,6 +22,7 @@ const state = {
   pendingTick: null,
   loading: false,
   playTimer: null,
+  frameTick: null, // the tick of the camera frame shown
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -265,10 +266,22 @@ function show(snapshot) {
   }
   paintTree(snapshot);
   paintBlackboard(snapshot);
+  paintCamera(extra.frame_tick);
   paintTimeline();
   document.getElementById("tick-label").textContent =
     `tick ${extra.tick} / ${state.last}  (+${extra.time_s.toFixed(2)} s, ${extra.tick_ms.toFixed(2)} ms)`;
   if (changedTick) refreshNode();
+}
+
+// The camera panel shows the newest frame recorded at or before the tick shown (robots with cameras,
+// run with --view or --gif); it stays hidden for runs without frames.
+function paintCamera(frameTick) {
+  const panel = document.getElementById("camera-panel");
+  panel.hidden = frameTick === null || frameTick === undefined;
+  if (panel.hidden || state.frameTick === frameTick) return;
+  state.frameTick = frameTick;
+  document.getElementById("camera").src = `/api/frame?tick=${frameTick}`;
+  document.getElementById("camera-label").textContent = `frame of tick ${frameTick}`;
 }
 
 async function showTick(tick) {

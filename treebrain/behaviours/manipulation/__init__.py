@@ -1,0 +1,14 @@
+"""The manipulation leaves (``manipulation.*``): episodes, oracle perception, skills as stateful
+actions, fact checks, all sharing the tree's manipulator (``service``)."""
+
+from __future__ import annotations
+
+from treebrain.behaviours.registry import BehaviourRegistry
+
+
+def register(registry: BehaviourRegistry) -> None:
+    """Add the ``manipulation.*`` leaves (the ``treebrain.behaviours`` entry point ``manipulation``)."""
+    from treebrain.behaviours.manipulation import leaves, service
+
+    registry.register_all(leaves.BEHAVIOURS)
+    registry.add_robot_check(service.settings_problems)

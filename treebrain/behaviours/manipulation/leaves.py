@@ -1,0 +1,271 @@
+"""Manipulation leaves: start an episode, look, run skills, check facts, finish the episode.
+
+Each skill leaf (``manipulation.approach``, ``.grasp``, ``.lift``, ``.move_to_region``, ``.place``,
+``.release``, ``.go_home``) is a stateful action: it checks the skill's preconditions when it starts
+(a failed one sends nothing to the simulator), then sends one control step per tick and returns
+RUNNING until the skill's postconditions are checked; halting it stops the arm. Its ``result`` is a
+:class:`~treebrain.manipulation.skills.SkillResult`, and every result goes into the episode log.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from py_trees.common import Status
+from pydantic import BaseModel, Field, field_validator
+
+from treebrain.behaviours.base import AsyncAction, CheckEnv, Leaf, NodeSetup, Params
+from treebrain.behaviours.manipulation.service import ManipulationService, check_robot
+from treebrain.behaviours.ports import Port
+from treebrain.blackboard import register_type
+from treebrain.manipulation.episode import EpisodeLog, failure_reason
+from treebrain.manipulation.facts import FactError, parse_fact
+from treebrain.manipulation.skills import SKILLS, Skill, SkillResult, SkillRun
+from treebrain.manipulation.world import WorldState
+from treebrain.robots.manipulator.observation import ManipulatorObservation
+
+for _name, _model in (
+    ("ManipulationWorld", WorldState),
+    ("ManipulationSkillResult", SkillResult),
+    ("ManipulationEpisode", EpisodeLog),
+    ("ManipulationObservation", ManipulatorObservation),
+):
+    register_type(_name, _model)
+
+WORLD = Port("ManipulationWorld", "the symbolic world state now", required=False)
+
+
+class _UsesManipulator:
+    """Load-time check shared by every leaf: the robot file must describe a manipulator and task."""
+
+    @classmethod
+    def check(cls, params: BaseModel, env: CheckEnv) -> list[str]:
+        return check_robot(env.robot)[1]
+
+
+class Reset(_UsesManipulator, Leaf):
+    """Starts an episode: the simulator resets from the seed and the world state is rebuilt."""
+
+    type_name = "manipulation.reset"
+    inputs = {"seed": Port("int", "the episode's seed (the run's --seed wins)", required=False)}
+    outputs = {"world": WORLD}
+
+    def update(self) -> Status:
+        world = self.context.service(ManipulationService).reset(self.read("seed"))
+        self.write("world", world)
+        self.feedback_message = f"objects: {', '.join(sorted(world.objects))}"
+        return Status.SUCCESS
+
+
+class Perceive(_UsesManipulator, Leaf):
+    """Writes what the oracle sees (`perception`: poses, gripper, contacts) and the world state."""
+
+    type_name = "manipulation.perceive"
+    outputs = {
+        "perception": Port(
+            "ManipulationObservation", "object poses, gripper pose and width, contacts", required=False
+        ),
+        "world": WORLD,
+    }
+
+    def update(self) -> Status:
+        observation, world = self.context.service(ManipulationService).look()
+        self.write("perception", observation)
+        self.write("world", world)
+        self.feedback_message = ", ".join(world.facts())
+        return Status.SUCCESS
+
+
+class SkillParams(Params):
+    object: str | None = Field(default=None, description="the object, unless the `object` input gives it")
+    region: str | None = Field(default=None, description="the region, unless the `region` input gives it")
+
+
+class SkillLeaf(_UsesManipulator, AsyncAction):
+    """Base of the skill leaves; subclasses name their skill."""
+
+    Params = SkillParams
+    skill: ClassVar[Skill]
+
+    def __init__(self, setup: NodeSetup) -> None:
+        super().__init__(setup)
+        self.run: SkillRun | None = None
+
+    @classmethod
+    def check(cls, params: BaseModel, env: CheckEnv) -> list[str]:
+        task, problems = check_robot(env.robot)
+        assert isinstance(params, SkillParams)
+        known = {"object": task.objects if task else [], "region": list(task.regions) if task else []}
+        for arg in cls.skill.params:
+            value = getattr(params, arg)
+            if value is None and arg not in env.key_types:
+                problems.append(f"{cls.type_name} needs `{arg}`: a param or an input")
+            elif task is not None and value is not None and value not in known[arg]:
+                problems.append(
+                    f"{arg}: the task has no {arg} {value!r} (known: {', '.join(known[arg]) or 'none'})"
+                )
+        return problems
+
+    @property
+    def service(self) -> ManipulationService:
+        return self.context.service(ManipulationService)
+
+    def _args(self) -> dict[str, str]:
+        params = self.params
+        assert isinstance(params, SkillParams)
+        args: dict[str, str] = {}
+        for arg in self.skill.params:
+            value = self.read(arg) if self.is_bound(arg) else None
+            args[arg] = str(value if value is not None else getattr(params, arg) or "")
+        return args
+
+    def start(self) -> Status:
+        service = self.service
+        _, world = service.look()
+        attempt = self.read("attempt") or 1
+        started = self.skill.start(world, self._args(), service.skill_context(attempt))
+        if isinstance(started, str):
+            return self._ended(
+                SkillResult(
+                    skill=self.skill.name,
+                    args=self._args(),
+                    success=False,
+                    reason=started,
+                    facts=world.facts(),
+                )
+            )
+        self.run = started
+        return self.poll()
+
+    def poll(self) -> Status:
+        assert self.run is not None
+        service = self.service
+        observation, world = service.look()
+        outcome = self.run.step(observation, world)
+        if isinstance(outcome, SkillResult):
+            return self._ended(outcome)
+        refusal = service.step(outcome)
+        if refusal is not None:
+            service.stop()
+            observation, world = service.look()
+            self.run.steps += 1
+            return self._ended(
+                self.run.halted(observation, world).model_copy(update={"reason": f"refused: {refusal}"})
+            )
+        self.feedback_message = f"{self.run._phase.name if self.run._phase else ''} step {self.run.steps}"
+        self._write_world(service.world)
+        return Status.RUNNING
+
+    def cancel(self) -> None:
+        service = self.service
+        service.stop()
+        if self.run is not None:
+            observation, world = service.look()
+            self._ended(self.run.halted(observation, world))
+
+    def _ended(self, result: SkillResult) -> Status:
+        service = self.service
+        service.skill_ended(result)
+        self.write("result", result)
+        self._write_world(service.world)
+        self.context.emit("skill", self.path, result.model_dump(mode="json"))
+        self.feedback_message = (
+            f"{result.skill}: {'done' if result.success else result.reason} ({result.steps} steps)"
+        )
+        self.run = None
+        return Status.SUCCESS if result.success else Status.FAILURE
+
+    def _write_world(self, world: WorldState | None) -> None:
+        if world is None or not self.is_bound("world"):
+            return
+        current = self.blackboard.get(self._output_keys["world"], self.path, None)
+        if not isinstance(current, WorldState) or current.facts() != world.facts():
+            self.write("world", world)
+
+
+def _skill_leaf(skill: Skill) -> type[SkillLeaf]:
+    inputs: dict[str, Port] = {
+        arg: Port("str", f"the {arg} (overrides the `{arg}` param)", required=False) for arg in skill.params
+    }
+    inputs["attempt"] = Port("int", "which attempt this is (a retry picks another grasp)", required=False)
+    body: dict[str, Any] = {
+        "__doc__": f"Skill {skill.name}: {skill.summary}.",
+        "type_name": f"manipulation.{skill.name}",
+        "skill": skill,
+        "inputs": inputs,
+        "outputs": {
+            "result": Port("ManipulationSkillResult", "the skill's structured result", required=False),
+            "world": WORLD,
+        },
+    }
+    return type(f"{skill.name.title().replace('_', '')}Leaf", (SkillLeaf,), body)
+
+
+class ExpectParams(Params):
+    facts: list[str] = Field(min_length=1, description="facts that must all hold, e.g. holding({object})")
+
+    @field_validator("facts")
+    @classmethod
+    def _readable(cls, facts: list[str]) -> list[str]:
+        for text in facts:
+            parse_fact(text.replace("{", "").replace("}", ""))
+        return facts
+
+
+class Expect(_UsesManipulator, Leaf):
+    """Succeeds when every fact holds in the world state now; `{name}` in a fact reads input `name`."""
+
+    type_name = "manipulation.expect"
+    Params = ExpectParams
+    variadic_inputs = True
+    outputs = {"unmet": Port("list[str]", "the facts that do not hold", required=False)}
+
+    def update(self) -> Status:
+        params = self.params
+        assert isinstance(params, ExpectParams)
+        _, world = self.context.service(ManipulationService).look()
+        holding = set(world.facts())
+        values = {port: self.read(port) for port in self.input_ports()}
+        unmet: list[str] = []
+        for template in params.facts:
+            try:
+                fact = parse_fact(template.format_map(values))
+            except (FactError, KeyError) as error:
+                self.feedback_message = f"cannot check {template!r}: {error}"
+                return Status.FAILURE
+            if not fact.holds_in(holding):
+                unmet.append(str(fact))
+        self.write("unmet", unmet)
+        self.feedback_message = f"not true: {', '.join(unmet)}" if unmet else "all hold"
+        return Status.FAILURE if unmet else Status.SUCCESS
+
+
+class Finish(_UsesManipulator, Leaf):
+    """Ends the episode: SUCCESS when the simulator's own check passes; the log goes to `episode`
+    and to the run's recording (an ``episode`` event), with the failure's reason when it failed."""
+
+    type_name = "manipulation.finish"
+    outputs = {"episode": Port("ManipulationEpisode", "the episode's log", required=False)}
+
+    def update(self) -> Status:
+        service = self.context.service(ManipulationService)
+        observation, world = service.look()
+        holding = set(world.facts())
+        unmet = [text for text in service.task.goal if not parse_fact(text).holds_in(holding)]
+        success = observation.task_success
+        recorder = service.episode
+        reason = failure_reason(recorder.skills if recorder else [], success, unmet)
+        log = service.finish(success, reason)
+        self.write("episode", log)
+        self.context.emit("episode", self.path, log.model_dump(mode="json"))
+        self.feedback_message = "task done" if success else reason
+        return Status.SUCCESS if success else Status.FAILURE
+
+
+BEHAVIOURS: tuple[type[Leaf], ...] = (
+    Reset,
+    Perceive,
+    *(_skill_leaf(skill) for skill in SKILLS.values()),
+    Expect,
+    Finish,
+)

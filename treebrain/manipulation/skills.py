@@ -1,0 +1,600 @@
+"""Skills: approach, grasp, lift, move_to_region, place, release, go_home.
+
+A skill checks its preconditions against the world state before anything moves, then runs as a
+list of phases (move to a point, open or close the gripper until the fingers stop) one control step
+at a time, watches an invariant on every step (a held object must stay held), and finally checks
+its postconditions against the world state the scene shows. It ends with a :class:`SkillResult`
+whatever happens; :data:`SKILLS` describes each skill for people and for planners.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from treebrain.manipulation.control import CLOSED, OPEN, CartesianController
+from treebrain.manipulation.geometry import heading, horizontal_distance
+from treebrain.manipulation.grasping import choose_grasp
+from treebrain.manipulation.regions import BoxRegion, Region, Target, region_target
+from treebrain.manipulation.tasks import TaskSpec
+from treebrain.manipulation.world import WorldState
+from treebrain.robots.manipulator.commands import EndEffectorCommand
+from treebrain.robots.manipulator.observation import ManipulatorObservation, Quat, Vec3
+
+
+class SkillSettings(BaseModel):
+    """The robot file's ``manipulation: skills:`` section (metres and control steps)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+
+    pregrasp_height_m: float = Field(default=0.06, gt=0)
+    """How far above an object's top `approach` stops."""
+    travel_clearance_m: float = Field(default=0.06, gt=0)
+    """How far above the tallest object the gripper (or what it holds) travels sideways."""
+    lift_height_m: float = Field(default=0.12, gt=0)
+    retreat_m: float = Field(default=0.07, gt=0)
+    """How far `release` moves up after opening (PickPlace's success check needs the hand away)."""
+    place_clearance_m: float = Field(default=0.01, ge=0)
+    """Height of a held object's bottom above the surface when `place` stops."""
+    min_grasp_height_m: float = Field(default=0.015, ge=0)
+    """The fingers close at least this far above an object's bottom (clear of its support)."""
+    finger_depth_m: float = Field(default=0.025, gt=0)
+    """How far below an object's top the gripper may reach before its palm touches the object."""
+    max_opening_m: float = Field(default=0.072, gt=0)
+    """The widest side the fingers can close across, with room to spare."""
+    wall_clearance_m: float = Field(default=0.03, ge=0)
+    """How far inside a region's walls a held object's side is aimed (room for the fingers)."""
+    over_object_m: float = Field(default=0.02, gt=0)
+    """How far off an object's centre the gripper may be and still count as over it."""
+    waypoint_tolerance_m: float = Field(default=0.02, gt=0)
+    settle_steps: int = Field(default=3, ge=1)
+    """Steps the fingers must stay still before a grip counts as done."""
+    finger_still_m_s: float = Field(default=0.01, gt=0)
+    max_steps: int = Field(default=250, ge=1)
+    """Steps a skill may take before it fails."""
+
+
+class SkillResult(BaseModel):
+    """What a skill did: whether it worked, why not, how long it took and where it left the gripper."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+
+    skill: str
+    args: dict[str, str] = {}
+    success: bool
+    reason: str = ""
+    steps: int = 0
+    final_position: Vec3 | None = None
+    final_quaternion: Quat | None = None
+    facts: list[str] = []
+    """The world's facts when the skill ended."""
+
+
+@dataclass
+class SkillContext:
+    """What a running skill may consult besides the scene: the task, settings and its attempt."""
+
+    task: TaskSpec
+    settings: SkillSettings
+    controller: CartesianController
+    attempt: int = 1
+
+
+@dataclass
+class Phase:
+    """One stretch of motion: go to `target` (None: stay) with the fingers along `finger_heading`
+    (None: as they are) and the gripper at `grip`; a grip phase waits for the fingers to stop."""
+
+    name: str
+    target: Vec3 | None
+    grip: float
+    finger_heading: float | None = None
+    tolerance: float | None = None
+    waits_for_fingers: bool = False
+    stops_on_contact: bool = False
+    """A guarded move: the phase ends as soon as the gripper touches anything but `expected`, or
+    (when `carrying`) `expected` touches anything but the gripper."""
+    expected: str = ""
+    carrying: bool = False
+
+
+PhaseFactory = Callable[[ManipulatorObservation, WorldState], Phase | str]
+"""Builds a phase when it starts, from the scene at that moment (or says why it cannot)."""
+Condition = Callable[[WorldState], str | None]
+
+
+@dataclass
+class SkillRun:
+    """A started skill: :meth:`step` gives the next command, or the result once it is over."""
+
+    name: str
+    args: dict[str, str]
+    context: SkillContext
+    phases: list[PhaseFactory]
+    postcondition: Condition
+    keeps: str = ""
+    """An object that must stay held on every step (a slip ends the skill at once)."""
+    steps: int = 0
+    _index: int = 0
+    _phase: Phase | None = None
+    _anchor: Vec3 | None = None
+    _still: int = 0
+    _ended: SkillResult | None = field(default=None)
+
+    def step(
+        self, observation: ManipulatorObservation, world: WorldState
+    ) -> EndEffectorCommand | SkillResult:
+        if self._ended is not None:
+            return self._ended
+        if self.keeps and self.steps and world.holding != self.keeps:
+            return self._end(
+                observation,
+                world,
+                f"{self.keeps} slipped out of the gripper (step {self.steps} of {self.name})",
+            )
+        while True:
+            if self._phase is None:
+                if self._index == len(self.phases):
+                    problem = self.postcondition(world)
+                    return self._end(observation, world, f"postcondition: {problem}" if problem else "")
+                built = self.phases[self._index](observation, world)
+                if isinstance(built, str):
+                    return self._end(observation, world, built)
+                self._phase, self._anchor, self._still = built, observation.gripper.position, 0
+                self.context.controller.reset()
+            command = self._advance(self._phase, observation)
+            if command is not None:
+                break
+            self._phase = None
+            self._index += 1
+        if self.steps >= self.context.settings.max_steps:
+            return self._end(
+                observation, world, f"did not finish {self._phase.name} within {self.steps} steps"
+            )
+        self.steps += 1
+        return command
+
+    def halted(self, observation: ManipulatorObservation, world: WorldState) -> SkillResult:
+        """The result of a skill stopped from outside (its branch was halted)."""
+        return self._end(
+            observation, world, f"halted during {self._phase.name if self._phase else self.name}"
+        )
+
+    def _advance(self, phase: Phase, observation: ManipulatorObservation) -> EndEffectorCommand | None:
+        """This step's command, or None when the phase is over."""
+        settings = self.context.settings
+        gripper = observation.gripper
+        target = phase.target if phase.target is not None else self._anchor
+        assert target is not None
+        command, reached = self.context.controller.command(gripper, target, phase.finger_heading, phase.grip)
+        if phase.stops_on_contact and _blocked(observation, phase.expected, phase.carrying):
+            return None
+        if phase.waits_for_fingers:
+            moved = gripper.command != phase.grip
+            self._still = 0 if moved or gripper.finger_speed > settings.finger_still_m_s else self._still + 1
+            return None if self._still >= settings.settle_steps else command
+        return None if reached.within(self.context.controller.settings, phase.tolerance) else command
+
+    def _end(self, observation: ManipulatorObservation, world: WorldState, reason: str) -> SkillResult:
+        self._ended = SkillResult(
+            skill=self.name,
+            args=self.args,
+            success=not reason,
+            reason=reason,
+            steps=self.steps,
+            final_position=observation.gripper.position,
+            final_quaternion=observation.gripper.quaternion,
+            facts=world.facts(),
+        )
+        return self._ended
+
+
+def _blocked(observation: ManipulatorObservation, expected: str, carrying: bool) -> bool:
+    """Whether the gripper touches anything but `expected` or, when it carries `expected`, that
+    object touches anything but the gripper."""
+    gripper = {"left_finger", "right_finger", "hand"}
+    if carrying and observation.touching(expected) - gripper:
+        return True
+    return any(observation.touching(part) - gripper - {expected} for part in gripper)
+
+
+# -- the skills ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Skill:
+    """A skill's description and how to check and start it."""
+
+    name: str
+    params: tuple[str, ...]
+    summary: str
+    preconditions: tuple[str, ...]
+    postconditions: tuple[str, ...]
+    precheck: Callable[[WorldState, Mapping[str, str], SkillContext], str | None]
+    build: Callable[[Mapping[str, str], SkillContext, WorldState], SkillRun]
+
+    def start(self, world: WorldState, args: Mapping[str, str], context: SkillContext) -> SkillRun | str:
+        """A run of this skill, or why its preconditions fail (then nothing may move)."""
+        missing = [param for param in self.params if not args.get(param)]
+        if missing:
+            return f"{self.name} needs {', '.join(missing)}"
+        problem = self.precheck(world, args, context)
+        if problem is not None:
+            return f"precondition of {self.name}: {problem}"
+        return self.build(args, context, world)
+
+    def describe(self) -> dict[str, object]:
+        return {
+            "skill": self.name,
+            "args": list(self.params),
+            "summary": self.summary,
+            "preconditions": list(self.preconditions),
+            "postconditions": list(self.postconditions),
+        }
+
+
+def _known_object(world: WorldState, name: str) -> str | None:
+    if name not in world.objects:
+        return f"no object {name!r} in the scene (objects: {', '.join(sorted(world.objects)) or 'none'})"
+    return None
+
+
+def _known_region(context: SkillContext, name: str) -> str | None:
+    if name not in context.task.regions:
+        return (
+            f"no region {name!r} in this task (regions: {', '.join(sorted(context.task.regions)) or 'none'})"
+        )
+    return None
+
+
+def _hand_free(world: WorldState) -> str | None:
+    return f"already holding {world.holding}" if world.holding is not None else None
+
+
+def _holding_something(world: WorldState) -> str | None:
+    return None if world.holding is not None else "holding nothing"
+
+
+def _first(*checks: str | None) -> str | None:
+    return next((check for check in checks if check is not None), None)
+
+
+def _travel_height(world: WorldState, settings: SkillSettings, below_gripper_m: float = 0.0) -> float:
+    """The gripper height at which it (and `below_gripper_m` of held object) clears every object."""
+    tallest = max((state.top for name, state in world.objects.items() if name != world.holding), default=0.0)
+    return tallest + settings.travel_clearance_m + below_gripper_m
+
+
+def _grasp_heading(
+    observation: ManipulatorObservation, world: WorldState, name: str, context: SkillContext
+) -> float | str:
+    choice = choose_grasp(
+        observation.objects[name],
+        world.objects,
+        heading(observation.gripper.finger_axis),
+        context.settings.max_opening_m,
+        context.attempt,
+    )
+    return choice if isinstance(choice, str) else choice.finger_heading
+
+
+def _approach(args: Mapping[str, str], context: SkillContext, world: WorldState) -> SkillRun:
+    name = args["object"]
+    settings = context.settings
+
+    def rise(observation: ManipulatorObservation, world: WorldState) -> Phase:
+        here = observation.gripper.position
+        return Phase(
+            "rise",
+            (here[0], here[1], max(here[2], _travel_height(world, settings))),
+            OPEN,
+            tolerance=settings.waypoint_tolerance_m,
+        )
+
+    def over(observation: ManipulatorObservation, world: WorldState) -> Phase | str:
+        fingers = _grasp_heading(observation, world, name, context)
+        if isinstance(fingers, str):
+            return fingers
+        center = world.objects[name].center
+        height = max(observation.gripper.position[2], _travel_height(world, settings))
+        return Phase("over", (center[0], center[1], height), OPEN, fingers, settings.waypoint_tolerance_m)
+
+    def down(observation: ManipulatorObservation, world: WorldState) -> Phase | str:
+        fingers = _grasp_heading(observation, world, name, context)
+        if isinstance(fingers, str):
+            return fingers
+        state = world.objects[name]
+        return Phase(
+            "pregrasp",
+            (state.center[0], state.center[1], state.top + settings.pregrasp_height_m),
+            OPEN,
+            fingers,
+        )
+
+    def arrived(world: WorldState) -> str | None:
+        state = world.objects[name]
+        if horizontal_distance(world.gripper_position, state.center) > settings.over_object_m:
+            return f"the gripper is not over {name}"
+        if not world.gripper_open:
+            return "the gripper is not open"
+        return None
+
+    return SkillRun("approach", dict(args), context, [rise, over, down], arrived)
+
+
+def _grasp(args: Mapping[str, str], context: SkillContext, world: WorldState) -> SkillRun:
+    name = args["object"]
+    settings = context.settings
+
+    def descend(observation: ManipulatorObservation, world: WorldState) -> Phase | str:
+        fingers = _grasp_heading(observation, world, name, context)
+        if isinstance(fingers, str):
+            return fingers
+        state = world.objects[name]
+        height = max(
+            state.center[2], state.top - settings.finger_depth_m, state.bottom + settings.min_grasp_height_m
+        )
+        return Phase(
+            "descend",
+            (state.center[0], state.center[1], height),
+            OPEN,
+            fingers,
+            stops_on_contact=True,
+            expected=name,
+        )
+
+    def close(observation: ManipulatorObservation, world: WorldState) -> Phase:
+        return Phase("close", None, CLOSED, waits_for_fingers=True)
+
+    def held(world: WorldState) -> str | None:
+        if world.holding == name:
+            return None
+        return (
+            f"{name} is not between the fingers"
+            if world.holding is None
+            else f"holding {world.holding}, not {name}"
+        )
+
+    return SkillRun("grasp", dict(args), context, [descend, close], held)
+
+
+def _up_by(name: str, height: float, grip: float, tolerance: float) -> PhaseFactory:
+    """A phase straight up by `height` from wherever the gripper is when it starts."""
+
+    def up(observation: ManipulatorObservation, world: WorldState) -> Phase:
+        here = observation.gripper.position
+        return Phase(name, (here[0], here[1], here[2] + height), grip, tolerance=tolerance)
+
+    return up
+
+
+def _still_held(held: str, world: WorldState) -> str | None:
+    return None if world.holding == held else f"{held} slipped out of the gripper"
+
+
+def _lift(args: Mapping[str, str], context: SkillContext, world: WorldState) -> SkillRun:
+    settings = context.settings
+    held = world.holding or ""
+
+    def lifted(world: WorldState) -> str | None:
+        if held not in world.lifted:
+            return _still_held(held, world) or f"{held} still touches something besides the fingers"
+        return None
+
+    up = _up_by("lift", settings.lift_height_m, CLOSED, settings.waypoint_tolerance_m)
+    return SkillRun("lift", dict(args), context, [up], lifted, keeps=held)
+
+
+def _region_target(
+    world: WorldState, observation: ManipulatorObservation, context: SkillContext, region_name: str
+) -> Target | str:
+    held = world.objects[world.holding] if world.holding else None
+    margin = max(held.half_extents[0], held.half_extents[1]) if held else 0.0
+    margin += context.settings.wall_clearance_m
+    target = region_target(
+        context.task.regions[region_name], observation.objects, observation.robot_base, margin
+    )
+    return f"region {region_name}: {target}" if isinstance(target, str) else target
+
+
+def _over_region(world: WorldState, region: Region, name: str) -> bool:
+    state = world.objects[name]
+    if isinstance(region, BoxRegion):
+        return region.x.contains(state.center[0]) and region.y.contains(state.center[1])
+    support = world.objects.get(region.object)
+    if support is None:
+        return False
+    return (
+        abs(state.center[0] - support.center[0]) <= support.half_extents[0]
+        and abs(state.center[1] - support.center[1]) <= support.half_extents[1]
+    )
+
+
+def _held_over(held: str, region_name: str, context: SkillContext) -> Condition:
+    def check(world: WorldState) -> str | None:
+        if world.holding != held:
+            return _still_held(held, world)
+        return (
+            None
+            if _over_region(world, context.task.regions[region_name], held)
+            else f"{held} is not over {region_name}"
+        )
+
+    return check
+
+
+def _move_to_region(args: Mapping[str, str], context: SkillContext, world: WorldState) -> SkillRun:
+    region_name = args["region"]
+    settings = context.settings
+    held = world.holding or ""
+
+    def rise(observation: ManipulatorObservation, world: WorldState) -> Phase:
+        here = observation.gripper.position
+        hang = here[2] - world.objects[held].bottom
+        height = max(here[2], _travel_height(world, settings, hang))
+        return Phase("rise", (here[0], here[1], height), CLOSED, tolerance=settings.waypoint_tolerance_m)
+
+    def across(observation: ManipulatorObservation, world: WorldState) -> Phase | str:
+        target = _region_target(world, observation, context, region_name)
+        if isinstance(target, str):
+            return target
+        here = observation.gripper.position
+        offset = world.objects[held].center
+        goal = (target.point[0] + here[0] - offset[0], target.point[1] + here[1] - offset[1], here[2])
+        return Phase("across", goal, CLOSED)
+
+    postcondition = _held_over(held, region_name, context)
+    return SkillRun("move_to_region", dict(args), context, [rise, across], postcondition, keeps=held)
+
+
+def _place(args: Mapping[str, str], context: SkillContext, world: WorldState) -> SkillRun:
+    region_name = args["region"]
+    settings = context.settings
+    held = world.holding or ""
+
+    def lower(observation: ManipulatorObservation, world: WorldState) -> Phase | str:
+        target = _region_target(world, observation, context, region_name)
+        if isinstance(target, str):
+            return target
+        here = observation.gripper.position
+        drop = world.objects[held].bottom - (target.surface_z + settings.place_clearance_m)
+        goal = (here[0], here[1], here[2] - drop)
+        return Phase("lower", goal, CLOSED, stops_on_contact=True, expected=held, carrying=True)
+
+    postcondition = _held_over(held, region_name, context)
+    return SkillRun("place", dict(args), context, [lower], postcondition, keeps=held)
+
+
+def _release(args: Mapping[str, str], context: SkillContext, world: WorldState) -> SkillRun:
+    settings = context.settings
+
+    def open_fingers(observation: ManipulatorObservation, world: WorldState) -> Phase:
+        return Phase("open", None, OPEN, waits_for_fingers=True)
+
+    def let_go(world: WorldState) -> str | None:
+        return f"still holding {world.holding}" if world.holding is not None else None
+
+    retreat = _up_by("retreat", settings.retreat_m, OPEN, settings.waypoint_tolerance_m)
+    return SkillRun("release", dict(args), context, [open_fingers, retreat], let_go)
+
+
+def _go_home(args: Mapping[str, str], context: SkillContext, world: WorldState) -> SkillRun:
+    home = context.task.home
+
+    def go(observation: ManipulatorObservation, world: WorldState) -> Phase:
+        return Phase(
+            "home", home, observation.gripper.command, tolerance=context.settings.waypoint_tolerance_m
+        )
+
+    def at_home(world: WorldState) -> str | None:
+        far = horizontal_distance(world.gripper_position, home) + abs(world.gripper_position[2] - home[2])
+        return None if far <= 2 * context.settings.waypoint_tolerance_m else "the gripper is not at home"
+
+    return SkillRun("go_home", dict(args), context, [go], at_home)
+
+
+def _approach_pre(world: WorldState, args: Mapping[str, str], context: SkillContext) -> str | None:
+    return _first(_known_object(world, args["object"]), _hand_free(world))
+
+
+def _grasp_pre(world: WorldState, args: Mapping[str, str], context: SkillContext) -> str | None:
+    name = args["object"]
+    problem = _first(_known_object(world, name), _hand_free(world))
+    if problem is not None:
+        return problem
+    state = world.objects[name]
+    if horizontal_distance(world.gripper_position, state.center) > context.settings.over_object_m:
+        return f"the gripper is not over {name} (approach it first)"
+    if world.gripper_position[2] < state.top:
+        return f"the gripper is below the top of {name}"
+    return None if world.gripper_open else "the gripper is not open"
+
+
+def _region_pre(world: WorldState, args: Mapping[str, str], context: SkillContext) -> str | None:
+    return _first(_known_region(context, args["region"]), _holding_something(world))
+
+
+def _place_pre(world: WorldState, args: Mapping[str, str], context: SkillContext) -> str | None:
+    problem = _region_pre(world, args, context)
+    if problem is not None or world.holding is None:
+        return problem
+    region = args["region"]
+    if not _over_region(world, context.task.regions[region], world.holding):
+        return f"{world.holding} is not over {region} (move_to_region first)"
+    return None
+
+
+def _release_pre(world: WorldState, args: Mapping[str, str], context: SkillContext) -> str | None:
+    return "the gripper is already open" if world.gripper_open and world.holding is None else None
+
+
+SKILLS: dict[str, Skill] = {
+    skill.name: skill
+    for skill in (
+        Skill(
+            "approach",
+            ("object",),
+            "move the open gripper above an object, fingers across its narrow side",
+            ("holding nothing", "the object is in the scene"),
+            ("the gripper is over the object and open",),
+            _approach_pre,
+            _approach,
+        ),
+        Skill(
+            "grasp",
+            ("object",),
+            "lower onto the object and close the fingers until they stop",
+            ("holding nothing", "the gripper is open over the object"),
+            ("holding(object)",),
+            _grasp_pre,
+            _grasp,
+        ),
+        Skill(
+            "lift",
+            (),
+            "raise what the gripper holds",
+            ("holding something",),
+            ("holding it still", "lifted(it): nothing but the fingers touches it"),
+            lambda world, args, context: _holding_something(world),
+            _lift,
+        ),
+        Skill(
+            "move_to_region",
+            ("region",),
+            "carry the held object above a region, clear of every other object",
+            ("holding something", "the region exists"),
+            ("the held object is over the region",),
+            _region_pre,
+            _move_to_region,
+        ),
+        Skill(
+            "place",
+            ("region",),
+            "lower the held object onto the region until it is just above it or touches",
+            ("holding something", "the held object is over the region"),
+            ("still holding it, over the region",),
+            _place_pre,
+            _place,
+        ),
+        Skill(
+            "release",
+            (),
+            "open the fingers, then move up clear of the object",
+            ("the gripper is closed",),
+            ("holding nothing", "gripper_open"),
+            _release_pre,
+            _release,
+        ),
+        Skill(
+            "go_home",
+            (),
+            "move the gripper to the task's home point",
+            (),
+            ("the gripper is at home",),
+            lambda world, args, context: None,
+            _go_home,
+        ),
+    )
+}

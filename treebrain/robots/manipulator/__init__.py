@@ -1,0 +1,1 @@
+"""Simulated manipulators (robosuite): end-effector commands in, oracle observations out."""

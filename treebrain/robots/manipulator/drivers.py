@@ -1,0 +1,86 @@
+"""The manipulator's drivers, registered through the ``treebrain.drivers`` entry point
+``manipulator``, and :class:`ManipulatorDriver`, the contract they keep."""
+
+from __future__ import annotations
+
+import importlib.util
+from typing import Any, Protocol
+
+from treebrain.robots.driver import DriverStatus
+from treebrain.robots.manipulator.commands import EndEffectorCommand
+from treebrain.robots.manipulator.kinematic import KinematicDriver, KinematicParams
+from treebrain.robots.manipulator.limits import ManipulatorLimits
+from treebrain.robots.manipulator.observation import ManipulatorObservation
+from treebrain.robots.manipulator.params import RobosuiteParams
+from treebrain.robots.registry import DriverContext, DriverRegistry
+
+ROBOT_KIND = "manipulator"
+SIM_FIX = "pip install -e '.[sim]' (robosuite 1.5.2 and mujoco<3.4)"
+
+
+def sim_missing() -> str | None:
+    """One line naming the fix when robosuite or MuJoCo is not installed, else None."""
+    missing = [name for name in ("robosuite", "mujoco") if importlib.util.find_spec(name) is None]
+    if missing:
+        return f"the robosuite driver needs {' and '.join(missing)}: {SIM_FIX}"
+    return None
+
+
+class ManipulatorDriver(Protocol):
+    """The driver contract with end-effector commands and oracle observations, plus episodes:
+    ``act`` runs one control step, ``reset`` starts an episode from a seed."""
+
+    step_seconds: float
+    """Wall time of the last control step in the simulator (for the overhead benchmark)."""
+
+    @property
+    def task(self) -> str: ...
+    @property
+    def control_period_s(self) -> float: ...
+    @property
+    def frame_rate(self) -> float:
+        """Frames per second of simulated time when frames are rendered (0: no camera)."""
+        ...
+
+    def connect(self) -> None: ...
+    def observe(self) -> ManipulatorObservation: ...
+    def act(self, command: EndEffectorCommand) -> None: ...
+    def poll(self) -> DriverStatus: ...
+    def stop(self) -> None: ...
+    def close(self) -> None: ...
+    def reset(self, seed: int | None = None, frames: bool = False) -> ManipulatorObservation: ...
+    def latest_frame(self) -> Any | None: ...
+
+
+def register(drivers: DriverRegistry) -> None:
+    """Add ``robosuite`` and ``kinematic``."""
+    drivers.register(
+        "robosuite",
+        robot_kind=ROBOT_KIND,
+        params_model=RobosuiteParams,
+        limits_model=ManipulatorLimits,
+        make=_robosuite,
+        description="a robosuite task in MuJoCo: end-effector deltas through OSC, oracle perception",
+    )
+    drivers.register(
+        "kinematic",
+        robot_kind=ROBOT_KIND,
+        params_model=KinematicParams,
+        limits_model=ManipulatorLimits,
+        make=_kinematic,
+        description="boxes on a table and a gripper that moves exactly as commanded (tests, dry runs)",
+    )
+
+
+def _robosuite(
+    params: RobosuiteParams, limits: ManipulatorLimits, context: DriverContext
+) -> ManipulatorDriver:
+    from treebrain.robots.manipulator.robosuite_env import RobosuiteDriver
+
+    return RobosuiteDriver(params, limits)
+
+
+def _kinematic(
+    params: KinematicParams, limits: ManipulatorLimits, context: DriverContext
+) -> ManipulatorDriver:
+    return KinematicDriver(params, limits)

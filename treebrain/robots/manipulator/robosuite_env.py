@@ -1,0 +1,368 @@
+"""The robosuite driver: one env step per command, oracle observations, offscreen frames.
+
+robosuite and MuJoCo are imported only when an episode starts, so a machine without the ``sim``
+extra can still load and check every other tree; :func:`sim_missing` says how to fix it in one line.
+Commands are world-frame deltas; the driver turns them into the OSC controller's normalised
+base-frame action, after :func:`~treebrain.robots.manipulator.limits.refusal` has passed them.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from treebrain.robots.driver import DriverStatus
+from treebrain.robots.errors import DriverError
+from treebrain.robots.manipulator.commands import EndEffectorCommand
+from treebrain.robots.manipulator.drivers import sim_missing
+from treebrain.robots.manipulator.limits import ManipulatorLimits, admit_step
+from treebrain.robots.manipulator.names import canonical_name
+from treebrain.robots.manipulator.observation import (
+    Contact,
+    GripperObservation,
+    ManipulatorObservation,
+    ObjectObservation,
+    Quat,
+    Vec3,
+)
+from treebrain.robots.manipulator.params import RobosuiteParams
+
+OSMESA_FIX = (
+    "install OSMesa (apt-get install libosmesa6) and set MUJOCO_GL=osmesa PYOPENGL_PLATFORM=osmesa, "
+    "or set camera.renderer: osmesa"
+)
+Frame = Any
+"""An image as a numpy array (height, width, 3) of uint8, right way up."""
+
+
+_NUMBA_WARM: set[str] = set()
+"""Holds ``"stepped"`` once an env has stepped without a render context in this process: when
+robosuite's numba functions compile while a render context exists (a cold cache), every frame
+comes out as noise."""
+
+
+def frame_problem(frame: Frame) -> str | None:
+    """Why `frame` does not look like a scene (blank, or noise), or None."""
+    image = np.asarray(frame, dtype=np.float32)
+    if image.ndim != 3 or image.shape[2] != 3:
+        return f"a frame of shape {image.shape} is not an RGB image"
+    if float(image.std()) < 3.0:
+        return "the frame is blank"
+    neighbour = float(np.abs(np.diff(image, axis=1)).mean())
+    if neighbour > 40.0:
+        return f"the frame is noise (neighbouring pixels differ by {neighbour:.0f} on average)"
+    return None
+
+
+@dataclass(frozen=True)
+class _Thing:
+    """An object of the episode as the driver finds it in the model."""
+
+    name: str
+    raw_name: str
+    body: int
+    box_center: Vec3
+    half_extents: Vec3
+
+
+class RobosuiteDriver:
+    """A robosuite task driven by end-effector deltas; see the module docstring."""
+
+    def __init__(self, params: RobosuiteParams, limits: ManipulatorLimits) -> None:
+        self.params = params
+        self.limits = limits
+        self._env: Any = None
+        self._rendering = False
+        self._things: list[_Thing] = []
+        self._labels: dict[int, str] = {}
+        self._pads: tuple[int, int] = (0, 0)
+        self._base_rotation: Any = np.eye(3)
+        self._scale = (0.05, 0.5)
+        self._seed: int | None = None
+        self._step = 0
+        self._command = EndEffectorCommand()
+        self._observation: ManipulatorObservation | None = None
+        self._frame: Frame | None = None
+        self._status = DriverStatus("idle")
+        self.step_seconds = 0.0
+        """Wall time of the last env step (for the overhead benchmark)."""
+
+    @property
+    def task(self) -> str:
+        return self.params.task
+
+    @property
+    def control_period_s(self) -> float:
+        return 1.0 / self.params.control_freq
+
+    @property
+    def frame_rate(self) -> float:
+        return self.params.control_freq / self.params.camera.every_steps
+
+    # the driver contract ---------------------------------------------------------------------
+    def connect(self) -> None:
+        """Nothing to reach until an episode starts; a missing sim extra is reported here."""
+        problem = sim_missing()
+        if problem is not None:
+            raise DriverError(problem)
+
+    def observe(self) -> ManipulatorObservation:
+        if self._observation is None:
+            raise DriverError("no episode has started: reset the simulator first")
+        return self._observation
+
+    def act(self, command: EndEffectorCommand) -> None:
+        admit_step(self.limits, self.observe().gripper.position, self._step, self.params.horizon, command)
+        self._send(command)
+        self._status = DriverStatus("done", command="step")
+
+    def poll(self) -> DriverStatus:
+        return self._status
+
+    def stop(self) -> None:
+        """Hold still for one step, keeping the gripper as it is (a held object stays held)."""
+        if self._observation is not None and self._step < self.params.horizon:
+            self._send(self._command.still())
+        self._status = DriverStatus("stopped", "halted", "step")
+
+    def close(self) -> None:
+        if self._env is not None:
+            env, self._env = self._env, None
+            env.close()
+
+    # the simulator's own -------------------------------------------------------------------
+    def reset(self, seed: int | None = None, frames: bool = False) -> ManipulatorObservation:
+        """Start an episode: the same seed places the objects and the robot the same way."""
+        chosen = self.params.seed if seed is None else seed
+        if self._env is None or (frames and not self._rendering):
+            self.close()
+            self._env = self._make(frames)
+            self._rendering = frames
+        env = self._env
+        env.rng.bit_generator.state = np.random.default_rng(chosen).bit_generator.state
+        raw = env.reset()
+        self._index_model(raw)
+        self._seed = chosen
+        self._step = 0
+        self._command = EndEffectorCommand()
+        self._observation = self._observe(raw)
+        self._frame = None
+        if frames:
+            self._frame = self.render()
+            problem = frame_problem(self._frame)
+            if problem is not None:
+                raise DriverError(f"camera {self.params.camera.name!r}: {problem}; {OSMESA_FIX}")
+        self._status = DriverStatus("idle")
+        return self._observation
+
+    def render(self) -> Frame:
+        """A frame from the configured camera, right way up."""
+        if not self._rendering:
+            raise DriverError("this episode was started without frames")
+        camera = self.params.camera
+        image = self._env.sim.render(width=camera.width, height=camera.height, camera_name=camera.name)
+        return image[::-1].copy()
+
+    def latest_frame(self) -> Frame | None:
+        """The frame rendered at the last step, if that step was one to render."""
+        return self._frame
+
+    @property
+    def steps(self) -> int:
+        return self._step
+
+    # internals -----------------------------------------------------------------------------
+    def _make(self, frames: bool) -> Any:
+        problem = sim_missing()
+        if problem is not None:
+            raise DriverError(problem)
+        if frames:
+            os.environ.setdefault("MUJOCO_GL", self.params.camera.renderer)
+            if os.environ["MUJOCO_GL"] == "osmesa":
+                os.environ.setdefault("PYOPENGL_PLATFORM", "osmesa")
+            if not _NUMBA_WARM:
+                warm = self._build(frames=False)
+                warm.reset()
+                warm.step(np.zeros(warm.action_dim))
+                warm.close()
+                _NUMBA_WARM.add("stepped")
+        try:
+            env = self._build(frames)
+            if frames:
+                env.sim.model.mat_reflectance[:] = 0.0  # reflections double a frame's cost
+        except ValueError as error:
+            raise DriverError(f"robosuite cannot make {self.params.task}: {error}") from None
+        except Exception as error:
+            if frames:
+                raise DriverError(f"offscreen rendering failed ({error}); {OSMESA_FIX}") from None
+            raise
+        return env
+
+    def _build(self, frames: bool) -> Any:
+        import robosuite
+        from robosuite.controllers import load_composite_controller_config
+
+        config = load_composite_controller_config(controller="BASIC", robot=self.params.robot)
+        arm = config["body_parts"]["right"]
+        if arm.get("type") != self.params.controller:
+            raise DriverError(
+                f"robosuite's BASIC controller for {self.params.robot} is not {self.params.controller}"
+            )
+        self._scale = (float(arm["output_max"][0]), float(arm["output_max"][3]))
+        return robosuite.make(
+            self.params.task,
+            robots=self.params.robot,
+            controller_configs=config,
+            has_renderer=False,
+            has_offscreen_renderer=frames,
+            use_camera_obs=False,
+            control_freq=self.params.control_freq,
+            horizon=self.params.horizon,
+            ignore_done=True,
+            hard_reset=False,
+            seed=self.params.seed,
+        )
+
+    def _index_model(self, raw: dict[str, Any]) -> None:
+        """Which bodies are the task's objects, and a label for every geom that can touch."""
+        env = self._env
+        model = env.sim.model
+        observed = {key[: -len("_pos")] for key in raw if key.endswith("_pos")}
+        self._things = []
+        labels: dict[int, str] = {}
+        for thing in env.model.mujoco_objects:
+            if thing.name not in observed:
+                continue
+            name = canonical_name(thing.name)
+            geoms = [model.geom_name2id(geom) for geom in thing.contact_geoms]
+            center, half = _body_box(model, geoms)
+            self._things.append(
+                _Thing(name, thing.root_body, model.body_name2id(thing.root_body), center, half)
+            )
+            labels.update(dict.fromkeys(geoms, name))
+        gripper = env.robots[0].gripper["right"]
+        for side in ("left_finger", "right_finger"):
+            for geom in gripper.important_geoms[side]:
+                labels[model.geom_name2id(geom)] = side
+        pads = gripper.important_geoms["left_fingerpad"][0], gripper.important_geoms["right_fingerpad"][0]
+        self._pads = (model.geom_name2id(pads[0]), model.geom_name2id(pads[1]))
+        for geom in range(model.ngeom):
+            if geom not in labels:
+                labels[geom] = _fixture_label(model.body_id2name(model.geom_bodyid[geom]) or "")
+        self._labels = labels
+        base = model.body_name2id(env.robots[0].robot_model.root_body)
+        self._base_rotation = env.sim.data.body_xmat[base].reshape(3, 3).copy()
+        self._base_position = _vec(env.sim.data.body_xpos[base])
+
+    def _send(self, command: EndEffectorCommand) -> None:
+        to_base = self._base_rotation.T
+        translation = to_base @ np.asarray(command.translation) / self._scale[0]
+        rotation = to_base @ np.asarray(command.rotation) / self._scale[1]
+        action = np.concatenate([translation, rotation, [command.gripper]])
+        started = time.perf_counter()
+        raw, _, _, _ = self._env.step(np.clip(action, -1.0, 1.0))
+        self.step_seconds = time.perf_counter() - started
+        self._step += 1
+        if not self._rendering:
+            _NUMBA_WARM.add("stepped")
+        self._command = command
+        self._observation = self._observe(raw)
+        every = self.params.camera.every_steps
+        self._frame = self.render() if self._rendering and self._step % every == 0 else None
+
+    def _observe(self, raw: dict[str, Any]) -> ManipulatorObservation:
+        env = self._env
+        data = env.sim.data
+        objects = {
+            thing.name: ObjectObservation(
+                name=thing.name,
+                raw_name=thing.raw_name,
+                position=_vec(raw[f"{_raw_key(thing)}_pos"]),
+                quaternion=_quat(raw[f"{_raw_key(thing)}_quat"]),
+                box_center=thing.box_center,
+                half_extents=thing.half_extents,
+            )
+            for thing in self._things
+        }
+        qpos, qvel = raw["robot0_gripper_qpos"], raw["robot0_gripper_qvel"]
+        left, right = data.geom_xpos[self._pads[0]], data.geom_xpos[self._pads[1]]
+        across = left - right
+        length = float(np.linalg.norm(across)) or 1.0
+        gripper = GripperObservation(
+            position=_vec(raw["robot0_eef_pos"]),
+            quaternion=_quat(raw["robot0_eef_quat_site"]),
+            width=max(0.0, float(qpos[0] - qpos[1])),
+            finger_speed=abs(float(qvel[0] - qvel[1])),
+            command=self._command.gripper,
+            finger_axis=_vec(across / length),
+        )
+        return ManipulatorObservation(
+            task=self.params.task,
+            seed=self._seed,
+            step=self._step,
+            sim_time=self._step / self.params.control_freq,
+            objects=objects,
+            gripper=gripper,
+            contacts=self._contacts(),
+            robot_base=self._base_position,
+            task_success=bool(env._check_success()),
+            horizon_reached=self._step >= self.params.horizon,
+        )
+
+    def _contacts(self) -> tuple[Contact, ...]:
+        pairs = self._env.sim.data.contact.geom  # (ncon, 2) geom ids, one row per contact
+        labels = self._labels
+        found = {tuple(sorted((labels[a], labels[b]))) for a, b in pairs.tolist() if labels[a] != labels[b]}
+        return tuple(Contact(a=a, b=b) for a, b in sorted(found))
+
+
+def _raw_key(thing: _Thing) -> str:
+    return thing.raw_name.removesuffix("_main")
+
+
+def _fixture_label(body: str) -> str:
+    if body.startswith("gripper"):
+        return "hand"
+    if body.startswith(("robot", "fixed_mount", "mount")):
+        return "robot"
+    if body in ("world", ""):
+        return "floor"
+    if body.startswith("table"):
+        return "table"
+    return f"fixture:{canonical_name(body)}"
+
+
+def _body_box(model: Any, geoms: list[int]) -> tuple[Vec3, Vec3]:
+    """The box around `geoms` in their body's frame (centre, half extents)."""
+    corners = []
+    for geom in geoms:
+        center, half = model.geom_aabb[geom][:3], model.geom_aabb[geom][3:]
+        rotation = _matrix(model.geom_quat[geom])
+        offset = model.geom_pos[geom] + rotation @ center
+        extent = np.abs(rotation) @ half
+        corners.extend([offset - extent, offset + extent])
+    low, high = np.min(corners, axis=0), np.max(corners, axis=0)
+    return _vec((low + high) / 2.0), _vec((high - low) / 2.0)
+
+
+def _matrix(wxyz: Any) -> Any:
+    w, x, y, z = (float(part) for part in wxyz)
+    return np.array(
+        [
+            [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+            [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+            [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
+        ]
+    )
+
+
+def _vec(values: Any) -> Vec3:
+    return (float(values[0]), float(values[1]), float(values[2]))
+
+
+def _quat(values: Any) -> Quat:
+    return (float(values[0]), float(values[1]), float(values[2]), float(values[3]))
