@@ -190,3 +190,13 @@ def test_frames_travel_as_png_and_come_back_identical() -> None:
 
     image = np.random.default_rng(1).integers(0, 256, (16, 24, 3), dtype=np.uint8)
     assert np.array_equal(decode_png(encode_png(image)), image)
+
+
+def test_a_recorded_episode_reruns_identically_from_its_seed(tmp_path: Path) -> None:
+    from treebrain.recording import rerun
+
+    recording = tmp_path / "stack.sqlite"
+    assert main(["run", str(ROBOTS / "panda_stack.yaml"), "--seed", "6", "-q", "--record", str(recording)]) == 0
+    report = rerun(recording)
+    assert report.identical, report.summary()
+    assert report.ticks_run == report.ticks_recorded > 100

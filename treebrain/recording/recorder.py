@@ -119,6 +119,7 @@ class Recorder:
             started_epoch=started.timestamp(),
             hz=hz,
             values=dict(values or {}),
+            seed=tree.context.run.seed,
             files=file_hashes(tree),
         )
         self.writer = RecordingWriter(

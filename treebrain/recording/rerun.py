@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from treebrain.behaviours import BehaviourRegistry
+from treebrain.behaviours.context import RunOptions
 from treebrain.behaviours.llm.service import LLMService, robot_llm_section
 from treebrain.clock import FakeClock
 from treebrain.errors import InputError
@@ -210,6 +211,7 @@ def rerun(path: str | Path, *, registry: BehaviourRegistry | None = None) -> Rer
         report = RerunReport(Path(path), ticks_recorded=len(recording.ticks()))
         clock = FakeClock(info.start_time)
         tree = load_tree(info.source, values=info.values, clock=clock, registry=registry)
+        tree.context.run = RunOptions(seed=info.seed)
         try:
             hashes = file_hashes(tree)
             report.changed_files = sorted(

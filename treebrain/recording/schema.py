@@ -72,6 +72,8 @@ class RunInfo:
     hz: float | None = None
     values: dict[str, Any] = field(default_factory=dict)
     """``--set`` values the run was started with."""
+    seed: int | None = None
+    """``--seed`` the run was started with (simulators start their episodes from it)."""
     files: dict[str, str] = field(default_factory=dict)
     """sha256 of each tree and robot file at recording time, by path."""
     max_bytes: int = 0
@@ -89,6 +91,7 @@ class RunInfo:
             started_epoch=float(data.get("started_epoch", 0.0)),
             hz=data.get("hz"),
             values=dict(data.get("values", {})),
+            seed=data.get("seed"),
             files={str(k): str(v) for k, v in data.get("files", {}).items()},
             max_bytes=int(data.get("max_bytes", 0)),
         )
