@@ -48,7 +48,9 @@ def test_the_robot_file_sets_the_rate_and_a_bad_one_is_located(write: WriteFile)
     bad = write("bad.yaml", "robot: sim\ntree: tree.yaml\nhz: -3\n")
     with pytest.raises(InputError) as caught:
         load_tree(bad)
-    assert f"{bad}:3:5: hz: expected a positive number of ticks per second or 'max', got -3" in str(caught.value)
+    assert f"{bad}:3:5: hz: expected a positive number of ticks per second or 'max', got -3" in str(
+        caught.value
+    )
 
 
 def test_max_ticks_without_pausing_and_counts_no_overruns(write: WriteFile) -> None:
@@ -69,4 +71,7 @@ def test_run_takes_the_robot_files_rate_unless_hz_is_given(
     with pytest.raises(SystemExit) as refused:
         main(["run", str(robot), "--hz", "0", "--quiet"])
     assert refused.value.code == 2
-    assert "argument --hz: expected a positive number of ticks per second or 'max', got '0'" in capsys.readouterr().err
+    assert (
+        "argument --hz: expected a positive number of ticks per second or 'max', got '0'"
+        in capsys.readouterr().err
+    )

@@ -196,7 +196,9 @@ def test_a_recorded_episode_reruns_identically_from_its_seed(tmp_path: Path) -> 
     from treebrain.recording import rerun
 
     recording = tmp_path / "stack.sqlite"
-    assert main(["run", str(ROBOTS / "panda_stack.yaml"), "--seed", "6", "-q", "--record", str(recording)]) == 0
+    assert (
+        main(["run", str(ROBOTS / "panda_stack.yaml"), "--seed", "6", "-q", "--record", str(recording)]) == 0
+    )
     report = rerun(recording)
     assert report.identical, report.summary()
     assert report.ticks_run == report.ticks_recorded > 100

@@ -246,7 +246,10 @@ def test_three_slips_fail_the_episode_with_the_last_reason(write: WriteFile) -> 
     [
         (SKILL_AFTER_RESET % ("grasp", "{}"), "manipulation.grasp needs `object`: a param or an input"),
         (SKILL_AFTER_RESET % ("expect", "{facts: ['holding(a, b)']}"), "holding takes 1 argument(s)"),
-        (SKILL_AFTER_RESET % ("grasp", "{object: Mlik}"), "object: the task has no object 'Mlik' (known: cube)"),
+        (
+            SKILL_AFTER_RESET % ("grasp", "{object: Mlik}"),
+            "object: the task has no object 'Mlik' (known: cube)",
+        ),
         (
             SKILL_AFTER_RESET % ("place", "{region: shelf}"),
             "region: the task has no region 'shelf' (known: bin)",

@@ -56,7 +56,8 @@ class Reached(BaseModel):
 
     def within(self, settings: ControllerSettings, position_tolerance: float | None = None) -> bool:
         return (
-            self.position_error_m <= (position_tolerance or settings.position_tolerance_m)
+            self.position_error_m
+            <= (settings.position_tolerance_m if position_tolerance is None else position_tolerance)
             and self.angle_error_rad <= settings.angle_tolerance_rad
             and self.speed_m_s <= settings.settle_speed_m_s
         )

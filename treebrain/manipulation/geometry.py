@@ -85,11 +85,19 @@ def wrap_half_turn(angle: float) -> float:
 
 
 def tilt_correction(axis: Vec3, target: Vec3 = DOWN) -> Vec3:
-    """The rotation vector that turns direction `axis` onto `target`."""
+    """The rotation vector that turns direction `axis` onto `target` (a half turn about a
+    perpendicular when they are opposite)."""
     turn = cross(axis, target)
     sine = norm(turn)
     angle = math.atan2(sine, dot(axis, target))
-    return scale(turn, angle / sine) if sine > 1e-9 else (0.0, 0.0, 0.0)
+    if sine > 1e-9:
+        return scale(turn, angle / sine)
+    if dot(axis, target) > 0:
+        return (0.0, 0.0, 0.0)
+    perpendicular = cross(axis, (1.0, 0.0, 0.0))
+    if norm(perpendicular) < 1e-6:
+        perpendicular = cross(axis, (0.0, 1.0, 0.0))
+    return scale(perpendicular, math.pi / norm(perpendicular))
 
 
 def box_in_world(thing: ObjectObservation) -> tuple[Vec3, Vec3]:

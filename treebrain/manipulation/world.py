@@ -20,6 +20,7 @@ from treebrain.manipulation.tasks import SURFACES
 from treebrain.robots.manipulator.observation import ManipulatorObservation, Quat, Vec3
 
 FINGERS = ("left_finger", "right_finger")
+GRIPPER = {*FINGERS, "hand"}
 OPEN_WIDTH = 0.07
 """Finger separation (m) above which the gripper counts as open (a Panda opens to about 0.079)."""
 NEAR_M = 0.10
@@ -123,7 +124,7 @@ def update_world(
         ]
         if supports:
             on[name] = min(supports, key=lambda other: (other in SURFACES, other))
-        elif name == holding:
+        if name == holding and not observation.touching(name) - GRIPPER:
             lifted.append(name)
     inside = {}
     for name, state in objects.items():

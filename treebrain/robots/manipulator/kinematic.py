@@ -249,8 +249,6 @@ class KinematicDriver:
         if self._held is not None:
             found |= {_pair(self._held, finger) for finger in ("left_finger", "right_finger")}
         for thing in self.params.objects:
-            if thing.name == self._held:
-                continue
             x, y, z = self._positions[thing.name]
             bottom = z - thing.half_extents[2]
             if abs(bottom - self.params.table_height) < 1e-6:

@@ -1,0 +1,156 @@
+"""Choosing the line the fingers close along: across a narrow enough side, clear of neighbours,
+with the smaller wrist turn, and the other way on a retry."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from tests.manipulation.conftest import CUBE, box, observe, on_table
+from treebrain.manipulation.geometry import axis_angle, multiply, wrap_half_turn
+from treebrain.manipulation.grasping import (
+    CLEAR_M,
+    FINGER_THICKNESS_M,
+    GraspChoice,
+    choose_grasp,
+    grasp_choices,
+)
+from treebrain.manipulation.world import ObjectState, update_world
+from treebrain.robots.manipulator.observation import ObjectObservation, Vec3
+
+OPENING = 0.072
+BAR: Vec3 = (0.05, 0.02, 0.02)
+"""10 cm long, 4 cm wide: only its width fits between the fingers."""
+
+
+def states(*things: ObjectObservation) -> dict[str, ObjectState]:
+    return update_world(observe(things), {}).objects
+
+
+def chosen(
+    target: ObjectObservation, *others: ObjectObservation, heading: float = 0.0, attempt: int = 1
+) -> GraspChoice:
+    choice = choose_grasp(target, states(target, *others), heading, OPENING, attempt)
+    assert isinstance(choice, GraspChoice), choice
+    return choice
+
+
+def same_line(a: float, b: float) -> bool:
+    return abs(wrap_half_turn(a - b)) < 1e-9
+
+
+@pytest.mark.parametrize("heading", [0.0, 0.4, -1.0])
+def test_a_long_object_is_gripped_across_its_narrow_side(heading: float) -> None:
+    choice = chosen(on_table("bar", 0.0, 0.0, BAR), heading=heading)
+    assert same_line(choice.finger_heading, math.pi / 2)
+    assert choice.width_m == pytest.approx(0.04)
+
+
+def test_the_narrow_side_turns_with_the_object() -> None:
+    choice = chosen(on_table("bar", 0.0, 0.0, BAR, yaw=0.5))
+    assert same_line(choice.finger_heading, 0.5 + math.pi / 2)
+
+
+def test_a_retry_of_a_one_way_object_takes_the_same_way() -> None:
+    bar = on_table("bar", 0.0, 0.0, BAR)
+    assert chosen(bar, attempt=2) == chosen(bar, attempt=1)
+
+
+def test_an_object_too_wide_both_ways_is_named_in_the_reason() -> None:
+    crate = on_table("crate", 0.0, 0.0, (0.05, 0.045, 0.05))
+    reason = choose_grasp(crate, states(crate), 0.0, OPENING)
+    assert reason == "crate is 0.100 x 0.090 m across, wider than the gripper opens (0.072 m) both ways"
+
+
+def test_a_side_exactly_as_wide_as_the_opening_fits() -> None:
+    plank = on_table("plank", 0.0, 0.0, (0.1, OPENING / 2, 0.02))
+    assert same_line(chosen(plank).finger_heading, math.pi / 2)
+
+
+def test_a_tipped_axis_is_not_offered() -> None:
+    """A box on its side: its own x axis points down, so only its y axis is a horizontal line."""
+    lying = box("box", (0.0, 0.0, 0.85), CUBE, quaternion=axis_angle((0.0, 1.0, 0.0), math.pi / 2))
+    choices = grasp_choices(lying, states(lying), 0.0, OPENING)
+    assert len(choices) == 1
+    assert same_line(choices[0].finger_heading, math.pi / 2)
+
+
+# -- neighbours -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("neighbour_at", "clear_heading"),
+    [((0.07, 0.0), math.pi / 2), ((-0.07, 0.0), math.pi / 2), ((0.0, 0.07), 0.0), ((0.0, -0.07), 0.0)],
+)
+def test_fingers_close_parallel_to_the_gap(neighbour_at: tuple[float, float], clear_heading: float) -> None:
+    """With a cube 3 cm away on one side, fingers across the gap would land on it."""
+    target = on_table("cubeA", 0.0, 0.0)
+    neighbour = on_table("cubeB", *neighbour_at)
+    for heading in (0.0, math.pi / 2):
+        choice = chosen(target, neighbour, heading=heading)
+        assert same_line(choice.finger_heading, clear_heading)
+        assert choice.clearance_m >= CLEAR_M
+
+
+def test_the_retry_takes_the_blocked_way() -> None:
+    target, neighbour = on_table("cubeA", 0.0, 0.0), on_table("cubeB", 0.07, 0.0)
+    retry = chosen(target, neighbour, attempt=2)
+    assert same_line(retry.finger_heading, 0.0)
+    fingertip = CUBE[0] + FINGER_THICKNESS_M
+    assert retry.clearance_m == pytest.approx(0.07 - fingertip - CUBE[0])
+    assert retry.clearance_m < CLEAR_M
+
+
+def test_blocked_both_ways_prefers_the_larger_clearance() -> None:
+    target = on_table("cubeA", 0.0, 0.0)
+    near_x, nearer_y = on_table("cubeB", 0.075, 0.0), on_table("cubeC", 0.0, 0.065)
+    choice = chosen(target, near_x, nearer_y, heading=math.pi / 2)
+    assert same_line(choice.finger_heading, 0.0)
+    assert choice.clearance_m < CLEAR_M
+
+
+def test_a_far_neighbour_does_not_matter() -> None:
+    target = on_table("cubeA", 0.0, 0.0)
+    far = on_table("cubeB", 0.3, 0.0)
+    assert same_line(chosen(target, far, heading=0.1).finger_heading, 0.0)
+
+
+# -- the wrist turn -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("heading", "expected"), [(0.2, 0.0), (-0.6, 0.0), (1.4, math.pi / 2), (-1.2, math.pi / 2), (3.0, 0.0)]
+)
+def test_among_clear_ways_the_smaller_wrist_turn_wins(heading: float, expected: float) -> None:
+    assert same_line(chosen(on_table("cube", 0.0, 0.0), heading=heading).finger_heading, expected)
+
+
+def test_attempts_alternate_between_the_two_ways() -> None:
+    cube = on_table("cube", 0.0, 0.0)
+    headings = [chosen(cube, heading=0.2, attempt=attempt).finger_heading for attempt in (1, 2, 3, 4)]
+    assert same_line(headings[0], 0.0)
+    assert same_line(headings[1], math.pi / 2)
+    assert headings[2] == headings[0]
+    assert headings[3] == headings[1]
+
+
+def test_the_target_is_not_its_own_neighbour() -> None:
+    cube = on_table("cube", 0.0, 0.0)
+    assert {choice.clearance_m for choice in grasp_choices(cube, states(cube), 0.0, OPENING)} == {1.0}
+
+
+def test_a_turned_object_offers_its_own_axes() -> None:
+    cube = on_table("cube", 0.0, 0.0, yaw=0.3)
+    headings = sorted(choice.finger_heading for choice in grasp_choices(cube, {}, 0.0, OPENING))
+    assert headings == pytest.approx(sorted([0.3, 0.3 + math.pi / 2]))
+
+
+def test_a_rolled_and_turned_object_offers_only_its_horizontal_axis() -> None:
+    quaternion = multiply(axis_angle((0.0, 0.0, 1.0), 0.4), axis_angle((1.0, 0.0, 0.0), math.pi / 2))
+    bar = box("bar", (0.0, 0.0, 0.85), BAR, quaternion=quaternion)
+    choices = grasp_choices(bar, {}, 0.0, OPENING)
+    assert len(choices) == 0
+    lying = box("lying", (0.0, 0.0, 0.85), (0.02, 0.05, 0.02), quaternion=quaternion)
+    [only] = grasp_choices(lying, {}, 0.0, OPENING)
+    assert same_line(only.finger_heading, 0.4)
