@@ -18,10 +18,10 @@ $(VENV)/.installed-demo: pyproject.toml | $(PY)
 	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PIP) install --quiet -e '.[local]'
 	touch $@
 
-# The test install includes the simulators (`sim`: robosuite 1.5.2 on MuJoCo); robosuite's private
+# The test install includes the simulators (`sim`: robosuite 1.5.2 on MuJoCo; `nav`: IR-SIM); robosuite's private
 # macro file is written once so that importing it prints no warnings about optional packages.
 $(VENV)/.installed-test: pyproject.toml | $(PY)
-	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PIP) install --quiet -e '.[dev,cloud,local,sim]'
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PIP) install --quiet -e '.[dev,cloud,local,sim,nav]'
 	$(PY) -m treebrain.robots.manipulator.macros
 	touch $@
 

@@ -145,7 +145,7 @@ def test_cli_list_behaviours_groups_the_leaves_by_domain(capsys):
     assert main(["list-behaviours"]) == 0
     lines = capsys.readouterr().out.splitlines()
     headers = [line for line in lines if not line.startswith(" ")]
-    assert headers == ["core:", "arm:", "kg:", "llm:", "manipulation:", "tdl:", "voice:"]
+    assert headers == ["core:", "arm:", "kg:", "llm:", "manipulation:", "navigation:", "tdl:", "voice:"]
     voice = lines[lines.index("voice:") + 1 :]
     assert voice and all(line.split()[0].startswith("voice.") for line in voice)
 

@@ -23,6 +23,8 @@ from treebrain.robots.registry import (
     driver_types,
 )
 
+MAPS = Path(__file__).resolve().parents[3] / "shared" / "maps"
+
 
 def test_the_built_in_driver_types_are_registered_by_kind_of_robot() -> None:
     kinds = {name: kind.robot_kind for name, kind in driver_types().items()}
@@ -32,6 +34,7 @@ def test_the_built_in_driver_types_are_registered_by_kind_of_robot() -> None:
         "tcp_socket": "arm",
         "robosuite": "manipulator",
         "kinematic": "manipulator",
+        "irsim": "mobile_base",
     }
 
 
@@ -78,6 +81,7 @@ def test_every_built_in_driver_keeps_the_contract(tmp_path: Path) -> None:
         "tcp_socket": {"port": 9},
         "robosuite": {"task": "Lift"},
         "kinematic": {"task": "Lift", "objects": [cube], "success": {"object": "cube"}},
+        "irsim": {"map": str(MAPS / "turtlebot3_world.yaml"), "start": "auto"},
     }
     for type_name in driver_types():
         params = required.get(type_name, {})
@@ -110,7 +114,7 @@ def test_unknown_type_suggests_the_nearest(tmp_path: Path) -> None:
         )
     assert str(caught.value) == (
         "gofa.yaml:7:3: driver.type: unknown driver type 'sim_ram' (did you mean 'sim_arm'?); "
-        "known: kinematic, robosuite, sim_arm, tcp_json, tcp_socket"
+        "known: irsim, kinematic, robosuite, sim_arm, tcp_json, tcp_socket"
     )
 
 

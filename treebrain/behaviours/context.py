@@ -29,6 +29,9 @@ class RobotSettings:
     data: dict[str, Any] = field(default_factory=dict)
     hz: float | None = None
     """The robot file's tick rate for ``treebrain run`` (``math.inf``: as fast as the tree ticks)."""
+    simulated_time: bool = False
+    """``clock: simulated``: the tree's clock advances one tick period per tick, never waiting, so a
+    simulator runs as fast as it can on time that stays consistent with its steps."""
 
     @property
     def base_dir(self) -> Path:
@@ -43,6 +46,12 @@ class RunOptions:
     """The run's seed: simulators and anything random start from it (None: the robot file's)."""
     frames: bool = False
     """Whether drivers with cameras should render frames (``frame`` events) for GIFs and the viewer."""
+    map: Path | None = None
+    """The map to drive on, for robots that drive on one (instead of the robot file's)."""
+    duration_s: float | None = None
+    """How long a mission lasts, for robots that run missions (instead of the robot file's)."""
+    start: tuple[float, float, float] | None = None
+    """Where a mobile robot starts: x, y (m) and heading (degrees), instead of the robot file's."""
 
 
 @dataclass(frozen=True)

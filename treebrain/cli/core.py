@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -20,7 +21,7 @@ from treebrain.cli.common import EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_INTERRUPTED,
 from treebrain.cli.record import RunSession, add_run_options
 from treebrain.errors import InputError
 from treebrain.files import atomic_write_json
-from treebrain.trees import TreebrainTree, compile_file, load_tree, shared_registry, validate_file
+from treebrain.trees import TreebrainTree, build_tree, compile_file, shared_registry, validate_file
 from treebrain.trees.render import ascii_tree, dot_tree, svg_tree
 from treebrain.trees.robot_file import parse_hz
 from treebrain.trees.runner import Runner, RunStats
@@ -79,6 +80,16 @@ def _tick_rate(text: str) -> float:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
+def _pose(text: str) -> tuple[float, float, float]:
+    try:
+        parts = [float(part) for part in text.split(",")]
+    except ValueError:
+        parts = []
+    if len(parts) not in (2, 3) or not all(math.isfinite(part) for part in parts):
+        raise argparse.ArgumentTypeError(f"expected X,Y or X,Y,HEADING_DEGREES, got {text!r}")
+    return (parts[0], parts[1], parts[2] if len(parts) == 3 else 0.0)
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     if args.ros:
         from treebrain.ros import ros_unavailable
@@ -89,8 +100,13 @@ def cmd_run(args: argparse.Namespace) -> int:
             return EXIT_BAD_INPUT
     values = parse_values(args.set)
     session = RunSession(args)
-    tree = load_tree(args.file, values=values, clock=session.clock())
-    tree.context.run = RunOptions(seed=args.seed, frames=session.wants_frames)
+    compiled = compile_file(args.file, values=values)
+    compiled.raise_for_problems()
+    simulated = compiled.robot is not None and compiled.robot.settings.simulated_time
+    tree = build_tree(compiled, clock=session.clock(simulated))
+    tree.context.run = RunOptions(
+        seed=args.seed, frames=session.wants_frames, map=args.map, duration_s=args.duration, start=args.start
+    )
     args.hz = args.hz or tree.context.robot.hz or DEFAULT_HZ
     console = Console()
     stats: RunStats | None = None
@@ -197,6 +213,21 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help=f"ticks per second, or max (default: the robot file's hz:, else {DEFAULT_HZ:g})",
     )
     run.add_argument("--seed", type=int, help="the run's seed: a simulated episode starts from it")
+    run.add_argument("--map", type=Path, help="the map to drive on (robots that drive on a map)")
+    run.add_argument(
+        "--duration", type=float, metavar="S", help="seconds a mission lasts (robots with missions)"
+    )
+    run.add_argument(
+        "--start",
+        type=_pose,
+        metavar="X,Y[,DEG]",
+        help="where a mobile robot starts (default: the robot file's, or the most open spot of --map)",
+    )
+    run.add_argument(
+        "--realtime",
+        action="store_true",
+        help="pace a simulated-time robot by the wall clock (for a real LLM)",
+    )
     run.add_argument("--max-ticks", type=int, default=None)
     run.add_argument(
         "--set", action="append", default=[], metavar="KEY=VALUE", help="initial blackboard value (YAML)"

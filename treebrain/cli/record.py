@@ -17,7 +17,7 @@ from typing import Any
 
 from treebrain.behaviours.context import TreeEvent
 from treebrain.cli.common import EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_OK
-from treebrain.clock import Clock
+from treebrain.clock import Clock, FakeClock
 from treebrain.errors import InputError
 from treebrain.recording import (
     DEFAULT_MAX_BYTES,
@@ -96,9 +96,13 @@ class RunSession:
         """--no-record alone turns recording off; with --view the run is recorded to a temporary file."""
         return self.recording_path is not None or not self.args.no_record
 
-    def clock(self) -> Clock | None:
-        """A recorded run's nodes see one time per tick, so a re-run can show them the same times."""
-        return TickClock() if self.records else None
+    def clock(self, simulated: bool = False) -> Clock | None:
+        """A recorded run's nodes see one time per tick, so a re-run can show them the same times;
+        simulated time (``clock: simulated``, unless --realtime) only moves when the runner waits."""
+        inner = FakeClock() if simulated and not getattr(self.args, "realtime", False) else None
+        if self.records:
+            return TickClock(inner)
+        return inner
 
     def start(self, tree: TreebrainTree, values: dict[str, Any]) -> bool:
         """Attach the recorder, viewer and bridge; False when the viewer cannot start."""

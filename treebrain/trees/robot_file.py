@@ -29,6 +29,7 @@ ROBOT_KEYS = {
     "description",
     "ros",
     "hz",
+    "clock",
 }
 """The framework's sections; a robot file may also have one section per installed leaf domain
 (``voice:``), which that domain's leaves read and check."""
@@ -119,6 +120,12 @@ def read_robot_file(
     # them later can point at the line.
     settings = RobotSettings(name, path.resolve(), sections["limits"], driver, sections["llm"], data)
     settings.hz = _tick_rate(data, problems)
+    clock = data.get("clock", "wall")
+    if clock not in ("wall", "simulated"):
+        problems.append(
+            Problem(data.value_where("clock"), f"clock: expected 'wall' or 'simulated', got {clock!r}")
+        )
+    settings.simulated_time = clock == "simulated"
     robot = RobotFile(settings, tree_path, data)
     blackboard = sections["blackboard"]
     for key, value in blackboard.items():

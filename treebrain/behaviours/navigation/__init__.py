@@ -1,0 +1,14 @@
+"""The navigation leaves (``navigation.*``): a mission on a mobile base, an LLM choosing tools, the
+safety layer between every command and the base, and the watchdog's fallbacks."""
+
+from __future__ import annotations
+
+from treebrain.behaviours.registry import BehaviourRegistry
+
+
+def register(registry: BehaviourRegistry) -> None:
+    """Add the ``navigation.*`` leaves (the ``treebrain.behaviours`` entry point ``navigation``)."""
+    from treebrain.behaviours.navigation import leaves, service
+
+    registry.register_all(leaves.BEHAVIOURS)
+    registry.add_robot_check(service.settings_problems)

@@ -1,0 +1,214 @@
+"""The tree's mobile base and mission: the driver of the robot file's ``driver:`` section (with the
+run's ``--map`` and ``--seed``), the mission of its ``navigation:`` section, and the frames drawn for
+``--gif`` and the viewer. Every simulator step goes through :meth:`NavigationService.drive`, after
+the safety layer; nothing else reaches the base.
+"""
+
+from __future__ import annotations
+
+import base64
+import math
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from treebrain.behaviours.context import RobotSettings, TreeContext
+from treebrain.behaviours.run_limits import RunLimits
+from treebrain.errors import Location, Problem
+from treebrain.navigation.drawing import draw_mission
+from treebrain.navigation.mission import Base, Mission, NavigationSettings
+from treebrain.navigation.safety import Verdict, guard
+from treebrain.navigation.tools import load_tools
+from treebrain.robots.errors import DriverError
+from treebrain.robots.mobile.irsim_driver import IrSimDriver
+from treebrain.robots.mobile.observation import MobileObservation, Velocity
+from treebrain.robots.mobile.params import MobileParams
+from treebrain.robots.registry import build_driver, driver_problems
+from treebrain.yaml_source import located
+
+SECTION = "navigation"
+ROBOT_KIND = "mobile_base"
+FRAME_EVERY_S = 1.0
+"""A frame per simulated second; played at GIF_FPS, a GIF shows the mission ten times faster."""
+GIF_FPS = 10.0
+
+
+def settings_of(robot: RobotSettings) -> NavigationSettings:
+    return NavigationSettings.model_validate(robot.data.get(SECTION) or {})
+
+
+def settings_problems(robot: RobotSettings) -> list[Problem]:
+    """What is wrong with the ``navigation:`` section and the files it names (before the first tick)."""
+    section = robot.data.get(SECTION)
+    if section is None:
+        return []
+    default = Location(str(robot.file or ""))
+    try:
+        settings = NavigationSettings.model_validate(section)
+    except ValidationError as error:
+        return [
+            Problem(
+                located(section, tuple(str(part) for part in issue["loc"]), default),
+                f"{SECTION}.{'.'.join(map(str, issue['loc']))}: {issue['msg']}",
+            )
+            for issue in error.errors()
+        ]
+    problems = []
+    for option in ("tools_file", "system_prompt_file"):
+        path = robot.base_dir / getattr(settings, option)
+        if not path.is_file():
+            problems.append(
+                Problem(located(section, (option,), default), f"{SECTION}.{option}: no file {path}")
+            )
+    return problems
+
+
+def check_robot(robot: RobotSettings) -> list[str]:
+    """Load-time problems of the driver the navigation leaves need."""
+    if not robot.driver:
+        return ["the robot file has no 'driver:' section for the mobile base"]
+    return [
+        problem.message
+        for problem in driver_problems(
+            str(robot.driver.get("type", "")),
+            dict(robot.driver.get("params") or {}),
+            robot.limits,
+            robot_kind=ROBOT_KIND,
+        )
+    ]
+
+
+class NavigationService:
+    """See the module docstring."""
+
+    def __init__(self, context: TreeContext, driver: IrSimDriver, settings: NavigationSettings) -> None:
+        self.context = context
+        self.driver = driver
+        self.settings = settings
+        robot = context.robot
+        self.tools = load_tools(robot.base_dir / settings.tools_file)
+        self.system_prompt_file = robot.base_dir / settings.system_prompt_file
+        self.mission: Mission | None = None
+        self.observation: MobileObservation | None = None
+        self.last_verdict: Verdict | None = None
+        self.requested: tuple[Velocity, str] | None = None
+        self.overrides = 0
+        self._frame_at = -math.inf
+
+    @classmethod
+    def from_context(cls, context: TreeContext) -> NavigationService:
+        robot = context.robot
+        params = dict(robot.driver.get("params") or {})
+        if context.run.map is not None:
+            params["map"] = str(Path(context.run.map).resolve())
+            params["start"] = "auto"  # the robot file's start belongs to its own map
+        if context.run.start is not None:
+            x, y, heading = context.run.start
+            params["start"] = {"x": x, "y": y, "heading_deg": heading}
+        driver = build_driver(
+            str(robot.driver.get("type", "")),
+            params,
+            clock=context.clock,
+            limits=robot.limits,
+            base_dir=robot.base_dir,
+            where=Location(str(robot.file or "")),
+            robot_kind=ROBOT_KIND,
+        )
+        assert isinstance(driver, IrSimDriver)
+        driver.connect()
+        return cls(context, driver, settings_of(robot))
+
+    # the mission ---------------------------------------------------------------------------------
+    def start(self, mode: str | None = None) -> Mission:
+        """A new mission at the start pose (the run's --seed, else the robot file's)."""
+        driver = self.driver
+        self.observation = driver.reset(self.context.run.seed)
+        settings = self.settings if mode is None else self.settings.model_copy(update={"mode": mode})
+        params: MobileParams = driver.params
+        diff = params.kinematics == "diff"
+        base = Base(
+            radius_m=params.footprint.radius_m,
+            in_place=diff,
+            max_turn_rad_s=params.max_angular_rad_s,
+            max_curvature=math.inf
+            if diff
+            else math.tan(math.radians(params.max_steer_deg)) / params.wheelbase_m,
+        )
+        self.mission = Mission(driver.world, driver.home, settings, self.tools, base, driver.keepout)
+        self.requested = None
+        self.overrides = 0
+        self._frame_at = -math.inf
+        self.mission.sense(self.observation, self.now())
+        self._emit_frame(tier="")
+        return self.mission
+
+    def now(self) -> float:
+        """Simulated seconds since the mission began."""
+        return self.observation.time_s if self.observation else 0.0
+
+    def require(self) -> tuple[Mission, MobileObservation]:
+        if self.mission is None or self.observation is None:
+            raise DriverError("no mission has started: the tree needs navigation.start first")
+        return self.mission, self.observation
+
+    def request(self, velocity: Velocity, source: str) -> None:
+        """What one branch wants the base to do this step (the last request of a tick wins)."""
+        self.requested = (velocity, source)
+
+    def drive(self, tier: str) -> Verdict:
+        """Send this tick's request, through the safety layer, as one simulator step."""
+        mission, seen = self.require()
+        velocity, source = self.requested or (Velocity(), "none")
+        self.requested = None
+        params: MobileParams = self.driver.params
+        velocity = Velocity(
+            max(-params.max_linear_m_s, min(params.max_linear_m_s, velocity.linear)),
+            max(-params.max_angular_rad_s, min(params.max_angular_rad_s, velocity.angular)),
+        )
+        verdict = guard(
+            velocity,
+            seen.scan,
+            mission.settings.safety,
+            params.footprint.radius_m,
+            seen.odometry,
+            mission.keepout,
+        )
+        refusal = self.context.service(RunLimits).admit(1)
+        if refusal is not None:
+            raise DriverError(refusal)
+        self.driver.act(verdict.executed)
+        self.observation = self.driver.observe()
+        self.last_verdict = verdict
+        if verdict.override:
+            self.overrides += 1
+        mission.safety_said(source, verdict, self.now())
+        mission.sense(self.observation, self.now())
+        self._emit_frame(tier)
+        return verdict
+
+    def _emit_frame(self, tier: str) -> None:
+        if not self.context.run.frames or self.now() - self._frame_at < FRAME_EVERY_S:
+            return
+        mission, seen = self.require()
+        self._frame_at = self.now()
+        png = draw_mission(mission, seen, self.driver.world, tier)
+        data = {"step": seen.steps, "png": base64.b64encode(png).decode("ascii"), "fps": GIF_FPS}
+        self.context.emit("frame", "", data)
+
+    def summary(self) -> dict[str, Any]:
+        mission, seen = self.require()
+        return {
+            "time_s": round(seen.time_s, 1),
+            "coverage": round(mission.coverage(), 4),
+            "collisions": seen.collisions,
+            "stuck_events": mission.stuck_events,
+            "distance_m": round(seen.distance_m, 2),
+            "decisions": mission.decisions,
+            "refused_calls": mission.refusals,
+            "safety_overrides": self.overrides,
+            "frontiers": len(mission.frontiers),
+        }
+
+    def close(self) -> None:
+        self.driver.close()

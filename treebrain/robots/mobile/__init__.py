@@ -1,0 +1,1 @@
+"""Mobile bases: occupancy maps, a grid LiDAR, and the IR-SIM driver."""

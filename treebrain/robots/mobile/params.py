@@ -1,0 +1,72 @@
+"""The IR-SIM driver's ``driver.params``: the map, the base's kinematics and footprint, the LiDAR,
+the start pose, odometry noise and the camera."""
+
+from __future__ import annotations
+
+import math
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from treebrain.robots.mobile.lidar import LidarParams
+
+
+class Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+
+
+class Pose(Frozen):
+    x: float
+    y: float
+    heading_deg: float = 0.0
+
+    @property
+    def heading(self) -> float:
+        return math.radians(self.heading_deg)
+
+
+class Footprint(Frozen):
+    """A rectangle (length along the heading, width across) around the base's centre."""
+
+    length_m: float = Field(default=0.3, gt=0)
+    width_m: float = Field(default=0.25, gt=0)
+
+    @property
+    def radius_m(self) -> float:
+        """The circle around the rectangle: what the safety layer keeps clear."""
+        return math.hypot(self.length_m, self.width_m) / 2
+
+
+class Odometry(Frozen):
+    """How the driver's odometry drifts from the true pose (the LLM and planners see odometry)."""
+
+    noise_std_m: float = Field(default=0.0, ge=0, description="per-step position noise")
+    heading_drift_deg_per_m: float = Field(default=0.0, description="heading error per metre driven")
+
+
+class Camera(Frozen):
+    """A synthetic camera drawn from the map, for the sensor pipeline's annotated image."""
+
+    view: Literal["top_down", "first_person"] = "first_person"
+    width: int = Field(default=320, ge=64, le=1280)
+    height: int = Field(default=240, ge=48, le=960)
+    field_of_view_deg: float = Field(default=90.0, gt=10, lt=180)
+
+
+class MobileParams(Frozen):
+    map: str = Field(description="a ROS map_server YAML file, relative to the robot file")
+    kinematics: Literal["diff", "acker"] = "diff"
+    wheelbase_m: float = Field(default=0.23, gt=0, description="Ackermann: front to rear axle")
+    max_steer_deg: float = Field(default=35.0, gt=0, lt=90, description="Ackermann: steering limit")
+    footprint: Footprint = Footprint()
+    lidar: LidarParams = LidarParams()
+    start: Pose | Literal["auto"] = Field(
+        description="where the mission starts; auto: the most open free cell"
+    )
+    step_s: float = Field(default=0.1, gt=0, le=1.0, description="simulated seconds per control step")
+    max_linear_m_s: float = Field(default=0.18, gt=0, le=2.0)
+    max_angular_rad_s: float = Field(default=1.0, gt=0, le=6.0)
+    seed: int = Field(default=0, ge=0)
+    odometry: Odometry = Odometry()
+    camera: Camera = Camera()
+    keepout: str | None = Field(default=None, description="a map_server YAML mask: occupied cells are no-go")
