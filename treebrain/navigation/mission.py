@@ -283,6 +283,13 @@ class Mission:
             described, "success" if result["success"] else f"stopped: {result['stopped_reason']}", pose
         )
         self.events.append("motion stopped" if result["stopped_early"] else "motion done")
+        if self.settings.mode == "hybrid" and _blocked_at_once(self.llm_motion, pose):
+            # hybrid: the LLM only picks frontiers; getting unstuck is the explorer's job
+            self.llm_motion = Timed(
+                "back off", now, pose, velocity=Velocity(-BACK_OFF_M_S, 0.0), duration_s=BACK_OFF_S
+            )
+            self.llm_tool = ToolCall("move_toward", {"direction": "backward", "speed": "slow"})
+            return
         self.llm_motion = None
 
     def _perceive(self, call: ToolCall, seen: MobileObservation) -> dict[str, Any]:

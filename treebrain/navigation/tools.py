@@ -46,7 +46,8 @@ class ToolCall:
     arguments: dict[str, Any]
 
     def describe(self) -> str:
-        arguments = ", ".join(f"{value}" for value in self.arguments.values() if not isinstance(value, dict))
+        """``move_toward(direction=forward, speed=slow)``: arguments by name, in name order."""
+        arguments = ", ".join(f"{name}={self.arguments[name]}" for name in sorted(self.arguments))
         return f"{self.name}({arguments})"
 
 

@@ -229,6 +229,7 @@ def check_flows(
                     first.node_path,
                 )
             )
+    reported: set[str] = set()
     for node in root.walk():
         if node.leaf is None or node.validated is None:
             continue
@@ -237,7 +238,9 @@ def check_flows(
         }
         env = CheckEnv(bound, robot, option_files(node), node.file)
         for message in node.leaf.check(node.validated, env):
-            problems.append(Problem(node.location, message, node.path))
+            if message not in reported:  # a robot-file problem every leaf of a domain finds: once
+                reported.add(message)
+                problems.append(Problem(node.location, message, node.path))
 
 
 def check_seeds(

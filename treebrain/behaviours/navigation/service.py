@@ -15,14 +15,15 @@ from pydantic import ValidationError
 
 from treebrain.behaviours.context import RobotSettings, TreeContext
 from treebrain.behaviours.run_limits import RunLimits
-from treebrain.errors import Location, Problem
+from treebrain.errors import InputError, Location, Problem
 from treebrain.navigation.drawing import draw_mission
 from treebrain.navigation.mission import Base, Mission, NavigationSettings
 from treebrain.navigation.safety import Verdict, guard
 from treebrain.navigation.tools import load_tools
 from treebrain.robots.errors import DriverError
-from treebrain.robots.mobile.irsim_driver import IrSimDriver
-from treebrain.robots.mobile.observation import MobileObservation, Velocity
+from treebrain.robots.mobile.irsim_driver import IrSimDriver, start_problem
+from treebrain.robots.mobile.maps import load_map
+from treebrain.robots.mobile.observation import MobileObservation, Pose2D, Velocity
 from treebrain.robots.mobile.params import MobileParams
 from treebrain.robots.registry import build_driver, driver_problems
 from treebrain.yaml_source import located
@@ -65,18 +66,31 @@ def settings_problems(robot: RobotSettings) -> list[Problem]:
 
 
 def check_robot(robot: RobotSettings) -> list[str]:
-    """Load-time problems of the driver the navigation leaves need."""
+    """Load-time problems of the driver the navigation leaves need: its params, its map files and
+    where the base starts on the map."""
     if not robot.driver:
         return ["the robot file has no 'driver:' section for the mobile base"]
-    return [
+    params = dict(robot.driver.get("params") or {})
+    problems = [
         problem.message
         for problem in driver_problems(
-            str(robot.driver.get("type", "")),
-            dict(robot.driver.get("params") or {}),
-            robot.limits,
-            robot_kind=ROBOT_KIND,
+            str(robot.driver.get("type", "")), params, robot.limits, robot_kind=ROBOT_KIND
         )
     ]
+    if problems:
+        return problems
+    checked = MobileParams.model_validate(params)
+    try:
+        world = load_map(robot.base_dir / checked.map)
+        if checked.keepout:
+            load_map(robot.base_dir / checked.keepout)
+    except InputError as error:
+        return [str(problem) for problem in error.problems]
+    start = checked.start
+    if start == "auto":
+        return []
+    problem = start_problem(world, Pose2D(start.x, start.y, start.heading), checked.footprint.radius_m)
+    return [f"driver.params.start: {problem}"] if problem else []
 
 
 class NavigationService:
