@@ -17,10 +17,11 @@ from importlib import metadata
 from typing import Any
 
 from treebrain.behaviours.base import Leaf
-from treebrain.behaviours.context import RobotSettings
+from treebrain.behaviours.context import RobotSettings, RunOptions
 from treebrain.errors import Problem
 
 RobotCheck = Callable[[RobotSettings], list[Problem]]
+RunCheck = Callable[[RobotSettings, RunOptions], list[Problem]]
 
 ENTRY_POINT_GROUP = "treebrain.behaviours"
 CORE_GROUP = "core"
@@ -39,12 +40,14 @@ class BehaviourRegistry:
         self._groups: dict[str, str] = {}
         self._group = CORE_GROUP
         self._robot_checks: list[RobotCheck] = []
+        self._run_checks: list[RunCheck] = []
 
     @contextlib.contextmanager
     def registering(self, group: str) -> Iterator[None]:
         """Leaves registered inside belong to `group`; if the block raises, none of them (nor any
         robot check it added) stays."""
-        outer, before, checks = self._group, set(self._classes), len(self._robot_checks)
+        outer, before = self._group, set(self._classes)
+        checks, run_checks = len(self._robot_checks), len(self._run_checks)
         self._group = group
         try:
             yield
@@ -53,6 +56,7 @@ class BehaviourRegistry:
                 del self._classes[name]
                 del self._groups[name]
             del self._robot_checks[checks:]
+            del self._run_checks[run_checks:]
             raise
         finally:
             self._group = outer
@@ -75,6 +79,15 @@ class BehaviourRegistry:
 
     def robot_checks(self) -> list[RobotCheck]:
         return list(self._robot_checks)
+
+    def add_run_check(self, check: RunCheck) -> None:
+        """A check of what the command line asks of a run (``--map``, ``--start``, ...), run by
+        ``treebrain run`` before the first tick, so a bad option is a located problem, not a failed
+        leaf."""
+        self._run_checks.append(check)
+
+    def run_checks(self) -> list[RunCheck]:
+        return list(self._run_checks)
 
     def register_all(self, classes: Iterable[type[Leaf]]) -> None:
         for cls in classes:

@@ -107,6 +107,14 @@ def cmd_run(args: argparse.Namespace) -> int:
     tree.context.run = RunOptions(
         seed=args.seed, frames=session.wants_frames, map=args.map, duration_s=args.duration, start=args.start
     )
+    problems = [
+        problem
+        for check in shared_registry().run_checks()
+        for problem in check(tree.context.robot, tree.context.run)
+    ]
+    if problems:
+        tree.close()
+        raise InputError(problems)
     args.hz = args.hz or tree.context.robot.hz or DEFAULT_HZ
     console = Console()
     stats: RunStats | None = None

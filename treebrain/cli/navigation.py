@@ -99,7 +99,7 @@ def cmd_eval_navigation(args: argparse.Namespace) -> int:
         raise InputError.single(
             f"--modes: unknown {', '.join(unknown)} (valid: {', '.join(MODES)})", "<command line>"
         )
-    maps = [Path(name) for name in args.maps] or [None]
+    maps: list[Path | None] = [Path(name) for name in args.maps] or [None]
     missing = [str(path) for path in maps if path is not None and not path.is_file()]
     if missing:
         raise InputError.single(f"--maps: no such file {', '.join(missing)}", "<command line>")

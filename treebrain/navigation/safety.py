@@ -59,7 +59,7 @@ class SafetySettings(BaseModel):
     ttc_stop_s: float = Field(default=0.5, gt=0)
     horizon_s: float = Field(default=2.0, gt=0, description="how far ahead the footprint is swept")
     tiers: list[SpeedTier] = [
-        SpeedTier(name="creep", speed_m_s=0.05, clearance_m=0.3),
+        SpeedTier(name="creep", speed_m_s=0.05, clearance_m=0.25),
         SpeedTier(name="slow", speed_m_s=0.08, clearance_m=0.5),
         SpeedTier(name="medium", speed_m_s=0.12, clearance_m=1.0),
         SpeedTier(name="fast", speed_m_s=0.18, clearance_m=2.0),
@@ -163,6 +163,8 @@ def guard(
     if abs(command.linear) < 1e-9:
         return Verdict(command, command, False, "", clearance, ttc, "turn")
     tier = speed_cap(settings, clearance)
+    if tier.speed_m_s <= 0.0:
+        return Verdict(command, STOP, True, f"obstacle {clearance:.2f} m ahead", clearance, ttc, "stop")
     speed = abs(command.linear)
     reasons = []
     if clearance < settings.slowdown_m:

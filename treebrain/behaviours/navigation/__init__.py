@@ -12,3 +12,4 @@ def register(registry: BehaviourRegistry) -> None:
 
     registry.register_all(leaves.BEHAVIOURS)
     registry.add_robot_check(service.settings_problems)
+    registry.add_run_check(service.run_problems)

@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from treebrain.behaviours.context import RobotSettings, TreeContext
+from treebrain.behaviours.context import RobotSettings, RunOptions, TreeContext
 from treebrain.behaviours.run_limits import RunLimits
 from treebrain.errors import InputError, Location, Problem
 from treebrain.navigation.drawing import draw_mission
@@ -91,6 +91,23 @@ def check_robot(robot: RobotSettings) -> list[str]:
         return []
     problem = start_problem(world, Pose2D(start.x, start.y, start.heading), checked.footprint.radius_m)
     return [f"driver.params.start: {problem}"] if problem else []
+
+
+def run_problems(robot: RobotSettings, run: RunOptions) -> list[Problem]:
+    """What is wrong with ``--map`` and ``--start`` for this robot (before the first tick)."""
+    if robot.driver.get("type") != "irsim" or (run.map is None and run.start is None):
+        return []
+    where = Location("<command line>")
+    params = MobileParams.model_validate(dict(robot.driver.get("params") or {}))
+    try:
+        world = load_map(run.map if run.map is not None else robot.base_dir / params.map)
+    except InputError as error:
+        return list(error.problems)
+    if run.start is None:
+        return []
+    x, y, heading = run.start
+    problem = start_problem(world, Pose2D(x, y, math.radians(heading)), params.footprint.radius_m)
+    return [Problem(where, f"--start: {problem}")] if problem else []
 
 
 class NavigationService:
