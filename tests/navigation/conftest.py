@@ -11,6 +11,7 @@ import math
 from collections.abc import Callable, Iterable
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -54,7 +55,9 @@ def boxed(rows: int, columns: int, resolution: float = 0.1) -> OccupancyMap:
 
 
 def lidar_for(world: OccupancyMap, beams: int = 720, range_max: float = 10.0) -> GridLidar:
-    return GridLidar(world.cells != FREE, world.resolution, world.origin, LidarParams(beams=beams, range_max=range_max))
+    return GridLidar(
+        world.cells != FREE, world.resolution, world.origin, LidarParams(beams=beams, range_max=range_max)
+    )
 
 
 def scan_of(ranges: Iterable[float], range_max: float = 10.0) -> Scan:
@@ -63,7 +66,7 @@ def scan_of(ranges: Iterable[float], range_max: float = 10.0) -> Scan:
     return Scan(values, -math.pi, 2 * math.pi / values.size, range_max)
 
 
-def angles_of(beams: int) -> np.ndarray:
+def angles_of(beams: int) -> np.ndarray[Any, Any]:
     return -math.pi + np.arange(beams) * (2 * math.pi / beams)
 
 
@@ -109,6 +112,28 @@ def observe(
         odometry=pose,
         velocity=velocity or Velocity(),
         scan=scan,
+        collided=False,
+        collisions=0,
+        distance_m=0.0,
+    )
+
+
+def blind_scan() -> Scan:
+    """Beams that see nothing beyond the sensor's own cell: sensing it leaves a hand-made robot map
+    (``mission.explored.cells``) as it was."""
+    return Scan(np.full(8, math.inf), -math.pi, math.pi / 4, 0.05)
+
+
+def seen_with(pose: Pose2D, scan: Scan | None = None, time_s: float = 0.0) -> MobileObservation:
+    """An observation at `pose` (odometry equal to the true pose, standing still) with a given scan
+    (the blind scan by default)."""
+    return MobileObservation(
+        time_s=time_s,
+        steps=round(time_s / STEP_S),
+        pose=pose,
+        odometry=pose,
+        velocity=Velocity(),
+        scan=scan or blind_scan(),
         collided=False,
         collisions=0,
         distance_m=0.0,
@@ -163,7 +188,7 @@ def run_motion(
     return pose, now, requested
 
 
-def pgm(pixels: np.ndarray, maximum: int = 255) -> bytes:
+def pgm(pixels: np.ndarray[Any, Any], maximum: int = 255) -> bytes:
     """A binary (P5) PGM of `pixels` (top row first)."""
     rows, columns = pixels.shape
     return f"P5\n{columns} {rows}\n{maximum}\n".encode() + pixels.astype(np.uint8).tobytes()

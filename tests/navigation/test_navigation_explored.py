@@ -66,11 +66,6 @@ def test_occupied_cells_stay_occupied_when_a_later_beam_passes() -> None:
     assert explored.cells[10, 14] == FREE
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="explored.py:80 tests the distance at which a beam ENTERS a cell, so the cell holding a "
-    "return that ends inside a cell (noise, odometry drift) is marked FREE and the next one OCCUPIED",
-)
 def test_the_cell_holding_the_end_of_a_beam_is_the_occupied_one() -> None:
     explored = ExploredMap(boxed(20, 40))
     explored.add_scan(0.55, 1.05, 0.0, one_beam(1.0))  # ends at x = 1.55: column 15

@@ -110,12 +110,6 @@ def test_a_frontier_that_moves_a_little_keeps_its_id() -> None:
     assert math.dist(found[0].center, first[0].center) <= MATCH_M
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="frontiers.py:52-63 matches regions greedily in label (row-major) order: a new region "
-    "within MATCH_M of an old frontier that is labelled first takes the old id, and the unchanged "
-    "frontier gets a new one",
-)
 def test_an_unchanged_frontier_keeps_its_id_when_a_new_one_appears_nearby() -> None:
     world = half_known()
     first, next_id = detect(world, [], 1)

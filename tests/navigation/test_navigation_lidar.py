@@ -35,7 +35,9 @@ def test_beam_angles_are_counter_clockwise_from_the_heading() -> None:
     assert scan.ranges[beam(-math.pi, 8)] == pytest.approx(4.9)  # behind: south wall
 
 
-@pytest.mark.parametrize(("angle", "expected"), [(0.0, 2.9), (math.pi / 2, 7.9), (-math.pi, 6.9), (-math.pi / 2, 1.9)])
+@pytest.mark.parametrize(
+    ("angle", "expected"), [(0.0, 2.9), (math.pi / 2, 7.9), (-math.pi, 6.9), (-math.pi / 2, 1.9)]
+)
 def test_single_beams_hit_the_walls_at_known_distances(angle: float, expected: float) -> None:
     scan = lidar_for(BOX, beams=360, range_max=20.0).scan(7.0, 2.0, 0.0)
     assert scan.ranges[beam(angle, 360)] == pytest.approx(expected, abs=1e-9)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -27,7 +28,7 @@ EXPECTED = {
 GOOD_YAML = "image: map.pgm\nresolution: 0.05\norigin: [0.0, 0.0, 0.0]\n"
 
 
-def map_server_cells(yaml_path: Path) -> np.ndarray:
+def map_server_cells(yaml_path: Path) -> np.ndarray[Any, Any]:
     """The ROS rule computed independently (Pillow reads the image): p = (255 - v) / 255, rows flipped."""
     described = yaml.safe_load(yaml_path.read_text(encoding="utf-8"))
     pixels = np.asarray(Image.open(yaml_path.parent / described["image"]), dtype=np.float64)
@@ -179,7 +180,9 @@ def test_yaml_without_a_required_field_says_which(tmp_path: Path, yaml_text: str
 
 
 def test_a_non_positive_resolution_is_located_on_its_line(tmp_path: Path) -> None:
-    path = write_map(tmp_path, "image: map.pgm\nresolution: -0.05\norigin: [0, 0, 0]\n", "map.pgm", pgm(np.zeros((2, 2))))
+    path = write_map(
+        tmp_path, "image: map.pgm\nresolution: -0.05\norigin: [0, 0, 0]\n", "map.pgm", pgm(np.zeros((2, 2)))
+    )
     text = load_error(path)
     assert f"{path}:2:" in text
     assert "resolution" in text
@@ -221,7 +224,9 @@ def test_negate_reads_white_as_occupied_and_black_as_free(tmp_path: Path) -> Non
 
 def test_thresholds_come_from_the_yaml(tmp_path: Path) -> None:
     pixels = np.array([[200, 100]])  # p = 0.216 and 0.608
-    strict = load_map(write_map(tmp_path, GOOD_YAML + "free_thresh: 0.1\noccupied_thresh: 0.9\n", "map.pgm", pgm(pixels)))
+    strict = load_map(
+        write_map(tmp_path, GOOD_YAML + "free_thresh: 0.1\noccupied_thresh: 0.9\n", "map.pgm", pgm(pixels))
+    )
     loose = load_map(write_map(tmp_path, GOOD_YAML + "free_thresh: 0.3\noccupied_thresh: 0.5\n"))
     assert strict.cells.tolist() == [[UNKNOWN, UNKNOWN]]
     assert loose.cells.tolist() == [[FREE, OCCUPIED]]
@@ -235,7 +240,12 @@ def test_raw_mode_reads_values_as_occupancy_percent(tmp_path: Path) -> None:
 
 def test_origin_yaw_is_accepted_and_only_x_y_are_kept(tmp_path: Path) -> None:
     world = load_map(
-        write_map(tmp_path, "image: map.pgm\nresolution: 0.5\norigin: [-1.5, 2.0, 0.3]\n", "map.pgm", pgm(np.zeros((1, 1))))
+        write_map(
+            tmp_path,
+            "image: map.pgm\nresolution: 0.5\norigin: [-1.5, 2.0, 0.3]\n",
+            "map.pgm",
+            pgm(np.zeros((1, 1))),
+        )
     )
     assert world.origin == (-1.5, 2.0)
     assert world.center_of(0, 0) == pytest.approx((-1.25, 2.25))

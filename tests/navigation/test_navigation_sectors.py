@@ -39,7 +39,9 @@ def test_clockwise_bearings_mirror_the_scan_angles() -> None:
     ("clockwise", "sector_name"),
     [(0, "front"), (90, "right"), (180, "back"), (270, "left"), (30, "front-right"), (330, "front-left")],
 )
-def test_a_close_return_lands_in_the_sector_of_its_clockwise_bearing(clockwise: int, sector_name: str) -> None:
+def test_a_close_return_lands_in_the_sector_of_its_clockwise_bearing(
+    clockwise: int, sector_name: str
+) -> None:
     scan = with_sector(ring_scan(3.0), clockwise - 2, clockwise + 2, 0.4)
     found = {s.name: s for s in sectors(scan)}
     assert found[sector_name].distance_m == 0.4
@@ -49,7 +51,16 @@ def test_a_close_return_lands_in_the_sector_of_its_clockwise_bearing(clockwise: 
 
 @pytest.mark.parametrize(
     ("distance", "label"),
-    [(0.1, "WALL"), (0.49, "WALL"), (0.5, "OBSTACLE"), (0.99, "OBSTACLE"), (1.0, "NEAR"), (1.99, "NEAR"), (2.0, "CLEAR"), (9.0, "CLEAR")],
+    [
+        (0.1, "WALL"),
+        (0.49, "WALL"),
+        (0.5, "OBSTACLE"),
+        (0.99, "OBSTACLE"),
+        (1.0, "NEAR"),
+        (1.99, "NEAR"),
+        (2.0, "CLEAR"),
+        (9.0, "CLEAR"),
+    ],
 )
 def test_labels_follow_the_seed_thresholds(distance: float, label: str) -> None:
     assert label_of(distance) == label

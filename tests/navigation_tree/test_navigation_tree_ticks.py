@@ -21,7 +21,9 @@ DEMO_MAP = REPO / "config" / "navigation" / "maps" / "demo_house.yaml"
 WATCHDOG = {"stop_wait_s": 1.0, "local_s": 3.0, "return_home_s": 6.0, "hold_s": 9.0, "tau_s": 0.5}
 
 
-def robot_file(write: WriteFile, responses: list[dict[str, Any]], heading_deg: float = 0.0, **navigation: Any) -> Path:
+def robot_file(
+    write: WriteFile, responses: list[dict[str, Any]], heading_deg: float = 0.0, **navigation: Any
+) -> Path:
     """A TurtleBot in the corridor of the demo map (facing east, unless told), with a scripted model."""
     robot = {
         "robot": "bot",
@@ -40,7 +42,10 @@ def robot_file(write: WriteFile, responses: list[dict[str, Any]], heading_deg: f
             "system_prompt_file": str(REPO / "config" / "navigation" / "system_prompt.txt"),
             **navigation,
         },
-        "llm": {"default": "script", "profiles": {"script": {"provider": "scripted", "timeout_s": 1000, "responses": responses}}},
+        "llm": {
+            "default": "script",
+            "profiles": {"script": {"provider": "scripted", "timeout_s": 1000, "responses": responses}},
+        },
     }
     return write("robot.yaml", yaml.safe_dump(robot))
 
@@ -70,7 +75,7 @@ def test_a_model_that_stops_answering_walks_the_robot_through_every_tier_on_time
         changes = tiers_over(h, 10.5)
         # the wait begins on the first tick (no decision yet); each tier starts within one tick
         assert [tier for _, tier in changes] == ["CONTINUE", "STOP_WAIT", "LOCAL", "RETURN_HOME", "HOLD"]
-        starts = dict((tier, time) for time, tier in changes)
+        starts = {tier: time for time, tier in changes}
         for tier, expected in (("STOP_WAIT", 1.0), ("LOCAL", 3.0), ("RETURN_HOME", 6.0), ("HOLD", 9.0)):
             assert abs(starts[tier] - expected) <= h.period + 1e-9, (tier, starts[tier])
         service = service_of(h)
@@ -97,20 +102,24 @@ def test_the_tier_behaviours_drive_the_robot_as_the_seed_says(write: WriteFile) 
 def test_an_answer_brings_control_back_to_the_llm_within_a_tick(write: WriteFile) -> None:
     late = {
         "latency_s": 2.0,
-        "tool_calls": [{"name": "move_toward", "arguments": {"direction": "forward", "speed": "slow", "duration_s": 8}}],
+        "tool_calls": [
+            {"name": "move_toward", "arguments": {"direction": "forward", "speed": "slow", "duration_s": 8}}
+        ],
         "times": 5,
     }
     with harness(robot_file(write, [late])) as h:
         changes = tiers_over(h, 3.0)
         assert [tier for _, tier in changes] == ["CONTINUE", "STOP_WAIT", "CONTINUE"]
-        back = dict((tier, time) for time, tier in changes[1:])["CONTINUE"]
+        back = {tier: time for time, tier in changes[1:]}["CONTINUE"]
         assert abs(back - 2.0) <= h.period + 1e-9
         assert h.value("/nav/result") == {"accepted": True, "tool": "move_toward"}
 
 
 def test_an_llm_that_insists_on_the_wall_is_stopped_every_time_and_never_collides(write: WriteFile) -> None:
     into_wall = {
-        "tool_calls": [{"name": "move_toward", "arguments": {"direction": "forward", "speed": "fast", "duration_s": 8}}],
+        "tool_calls": [
+            {"name": "move_toward", "arguments": {"direction": "forward", "speed": "fast", "duration_s": 8}}
+        ],
         "times": 200,
     }
     # facing the corridor's north wall, 0.75 m away

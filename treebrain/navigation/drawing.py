@@ -16,7 +16,7 @@ import numpy as np
 from PIL import Image, ImageDraw
 
 from treebrain.navigation.mission import Mission
-from treebrain.navigation.motion import cardinal
+from treebrain.navigation.motion import cardinal, whole_degrees
 from treebrain.robots.mobile.lidar import Scan
 from treebrain.robots.mobile.maps import FREE, OCCUPIED, OccupancyMap
 from treebrain.robots.mobile.observation import MobileObservation
@@ -105,7 +105,7 @@ def annotated_camera(scan: Scan, heading: float, width: int, height: int, field_
         angle = half - (index + 0.5) / 3 * 2 * half
         distance = float(_range_at(scan, np.array([angle]))[0])
         _outlined(draw, ((index + 0.5) / 3 * width - 24, height - 14), f"{name} {distance:.1f}m")
-    _outlined(draw, (width - 70, 4), f"{cardinal(heading)} {math.degrees(heading) % 360:.0f}°")
+    _outlined(draw, (width - 70, 4), f"{cardinal(heading)} {whole_degrees(math.degrees(heading))}°")
     return _png(image)
 
 

@@ -75,19 +75,19 @@ def _mark(cells: Cells, x: float, y: float, angles: Any, ranges: Any, longest: f
         next_y = ((row + (1 if dy > 0 else 0)) - y) / dy if dy != 0 else np.inf
         delta_x = abs(1.0 / dx) if dx != 0 else np.inf
         delta_y = abs(1.0 / dy) if dy != 0 else np.inf
-        travelled = 0.0
         while 0 <= row < height and 0 <= column < width:
-            if travelled >= reach - 1e-6:
+            if min(next_x, next_y) > reach + 1e-6:
+                # the beam ends inside this cell: a return marks it, a miss leaves it seen free
                 if returned:
                     cells[row, column] = OCCUPIED
+                elif cells[row, column] != OCCUPIED:
+                    cells[row, column] = FREE
                 break
             if cells[row, column] != OCCUPIED:
                 cells[row, column] = FREE
             if next_x < next_y:
-                travelled = next_x
                 next_x += delta_x
                 column += step_x
             else:
-                travelled = next_y
                 next_y += delta_y
                 row += step_y

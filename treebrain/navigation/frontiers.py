@@ -47,18 +47,19 @@ def detect(known: OccupancyMap, previous: list[Frontier], next_id: int) -> tuple
     all_rows, all_columns = np.nonzero(labels)
     order = np.argsort(labels[all_rows, all_columns], kind="stable")
     all_rows, all_columns = all_rows[order], all_columns[order]
-    found: list[Frontier] = []
-    taken: set[int] = set()
+    regions: list[tuple[tuple[float, float], Any, Any]] = []
     for rows, columns in zip(*_groups(labels[all_rows, all_columns], all_rows, all_columns), strict=True):
         if rows.size < MIN_CELLS:
             continue
         mean_row, mean_column = rows.mean(), columns.mean()
         nearest = int(np.argmin((rows - mean_row) ** 2 + (columns - mean_column) ** 2))
-        center = known.center_of(int(rows[nearest]), int(columns[nearest]))
-        match = _match(center, previous, taken)
+        regions.append((known.center_of(int(rows[nearest]), int(columns[nearest])), rows, columns))
+    ids = _match([center for center, _, _ in regions], previous)
+    found: list[Frontier] = []
+    for index, (center, rows, columns) in enumerate(regions):
+        match = ids.get(index)
         if match is None:
             match, next_id = next_id, next_id + 1
-        taken.add(match)
         cells = tuple(zip(rows.tolist(), columns.tolist(), strict=True))
         found.append(Frontier(match, center, int(rows.size), cells))
     found.sort(key=lambda frontier: frontier.id)
@@ -73,13 +74,22 @@ def _groups(
     return np.split(rows, cuts), np.split(columns, cuts)
 
 
-def _match(center: tuple[float, float], previous: list[Frontier], taken: set[int]) -> int | None:
-    best, best_distance = None, MATCH_M
-    for frontier in previous:
-        distance = math.dist(center, frontier.center)
-        if frontier.id not in taken and distance <= best_distance:
-            best, best_distance = frontier.id, distance
-    return best
+def _match(centers: list[tuple[float, float]], previous: list[Frontier]) -> dict[int, int]:
+    """Region index -> the id of the previous frontier it continues: the closest pairs within
+    MATCH_M first, so a new region never takes the id of an unchanged frontier nearby."""
+    pairs = sorted(
+        (math.dist(center, frontier.center), index, frontier.id)
+        for index, center in enumerate(centers)
+        for frontier in previous
+        if math.dist(center, frontier.center) <= MATCH_M
+    )
+    ids: dict[int, int] = {}
+    taken: set[int] = set()
+    for _, index, frontier_id in pairs:
+        if index not in ids and frontier_id not in taken:
+            ids[index] = frontier_id
+            taken.add(frontier_id)
+    return ids
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from treebrain.navigation.frontiers import Frontier
+from treebrain.navigation.motion import whole_degrees
 from treebrain.robots.mobile.observation import Pose2D
 
 VISIT_CELL_M = 0.5
@@ -58,7 +59,7 @@ class ExplorationMemory:
                 )
                 lines.append(
                     f"    id {frontier.id}: {math.dist(frontier.center, (here.x, here.y)):.1f} m at "
-                    f"{(-bearing) % 360:03.0f}°, {frontier.width_m(resolution):.1f} m wide"
+                    f"{whole_degrees(-bearing):03d}°, {frontier.width_m(resolution):.1f} m wide"
                 )
         else:
             lines.append("  Frontiers: none open (everything reachable has been seen)")

@@ -362,7 +362,10 @@ class Mission:
         if plan is not None and plan.motion.finished and _blocked_at_once(plan.motion, pose):
             self.explorer = plan = self._back_off(pose, now)
         elif stale and now >= self._explore_idle_until:
-            self.explorer = plan = self._plan_frontier(pose, now)
+            earlier, self.explorer = plan, self._plan_frontier(pose, now)
+            plan = self.explorer
+            if plan is not None and earlier is not None and earlier.frontier_id == plan.frontier_id:
+                plan.motion.continue_from(earlier.motion)
             if plan is None:  # nothing reachable now: look again after a while, not every step
                 self._explore_idle_until = now + self.settings.replan_s
         if plan is None or plan.motion.finished:

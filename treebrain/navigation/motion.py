@@ -26,8 +26,13 @@ def cardinal(heading: float) -> str:
     return CARDINALS[round(math.degrees(heading) / 45.0) % 8]
 
 
+def whole_degrees(degrees: float) -> int:
+    """An angle as people read it: whole degrees in 0..359 (359.6 reads 0, not 360)."""
+    return round(degrees) % 360
+
+
 def position_of(pose: Pose2D) -> dict[str, Any]:
-    degrees = round(math.degrees(pose.heading)) % 360
+    degrees = whole_degrees(math.degrees(pose.heading))
     return {
         "x": round(pose.x, 2),
         "y": round(pose.y, 2),
@@ -91,13 +96,19 @@ class Motion:
         return outcome
 
     def _stuck(self, pose: Pose2D, now: float) -> bool:
-        if self._progress is None or pose.distance_to(self._progress[1]) > STUCK_M:
+        """No STUCK_M of progress in STUCK_S while driving (turning on the spot is not driving)."""
+        if not self.moves() or self._progress is None or pose.distance_to(self._progress[1]) > STUCK_M:
             self._progress = (now, pose)
             return False
-        return now - self._progress[0] > STUCK_S and self.moves()
+        return now - self._progress[0] > STUCK_S
 
     def moves(self) -> bool:
         return True
+
+    def continue_from(self, earlier: Motion) -> None:
+        """Count progress from where `earlier` (replaced by this motion, toward the same goal) did,
+        so re-planning every few seconds never hides a base that is stuck."""
+        self._progress = earlier._progress
 
 
 @dataclass
@@ -145,6 +156,7 @@ class Follow(Motion):
     in_place: bool = True
     max_curvature: float = math.inf
     _index: int = 0
+    _turning_in_place: bool = False
 
     def next_velocity(self, pose: Pose2D, now: float) -> Velocity | None:
         if not self.path:
@@ -154,13 +166,23 @@ class Follow(Motion):
             return None
         target = self._carrot(pose)
         bearing = math.remainder(math.atan2(target[1] - pose.y, target[0] - pose.x) - pose.heading, math.tau)
-        if abs(bearing) > math.radians(40) and self.in_place:
+        self._turning_in_place = abs(bearing) > math.radians(40) and self.in_place
+        if self._turning_in_place:
             return Velocity(0.0, math.copysign(min(self.max_turn_rad_s, 0.8), bearing))
         distance = max(math.dist((pose.x, pose.y), target), 1e-6)
-        curvature = max(-self.max_curvature, min(self.max_curvature, 2.0 * math.sin(bearing) / distance))
+        if abs(bearing) > math.pi / 2:
+            # behind a base that cannot turn on the spot: come round on the tightest circle
+            # (pure pursuit's 2 sin(bearing) / d fades to nothing as the target gets right behind)
+            tightest = self.max_curvature if math.isfinite(self.max_curvature) else 2.0 / distance
+            curvature = math.copysign(tightest, bearing)
+        else:
+            curvature = max(-self.max_curvature, min(self.max_curvature, 2.0 * math.sin(bearing) / distance))
         speed = self.cruise_m_s * (0.5 if abs(bearing) > math.radians(30) else 1.0)
         turn = max(-self.max_turn_rad_s, min(self.max_turn_rad_s, speed * curvature))
         return Velocity(speed, turn)
+
+    def moves(self) -> bool:
+        return not self._turning_in_place
 
     def _carrot(self, pose: Pose2D) -> tuple[float, float]:
         """The first path point at least LOOKAHEAD_M ahead of the nearest one."""

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from treebrain.navigation.motion import cardinal
+from treebrain.navigation.motion import cardinal, whole_degrees
 from treebrain.navigation.safety import affordance_scores
 from treebrain.navigation.sectors import summary_text
 from treebrain.robots.mobile.observation import MobileObservation
@@ -50,7 +50,7 @@ def state_block(situation: Situation) -> str:
     return "\n".join(
         [
             "CURRENT STATE:",
-            f"  Position: ({pose.x:.1f}, {pose.y:.1f}) m | Heading: {math.degrees(pose.heading) % 360:.0f}° ({cardinal(pose.heading)})",
+            f"  Position: ({pose.x:.1f}, {pose.y:.1f}) m | Heading: {whole_degrees(math.degrees(pose.heading))}° ({cardinal(pose.heading)})",
             f"  Speed: {seen.velocity.linear:.2f} m/s | Distance traveled: {seen.distance_m:.1f} m",
             f"  Time exploring: {minutes}m {seconds:02d}s | Coverage: {situation.coverage:.0%} | Control: {situation.tier} ({situation.mode})",
         ]

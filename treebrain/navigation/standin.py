@@ -1,6 +1,7 @@
 """A rule-based stand-in for the LLM, for offline missions, tests and the A/B protocol's baseline:
 it reads the decision prompt the way a model would and answers with a tool call -- backing off
-when its last move was stopped before it got anywhere, else the nearest open frontier, or
+when its last move was stopped before it got anywhere (unless the prompt's hybrid-mode rule says
+only frontiers may be chosen), else the nearest open frontier, or
 ``stop_robot`` when none is left. It is not a model; it shows what the tree does
 with well-formed answers, where scripted answers would run out and a small local model guesses.
 """
@@ -14,6 +15,7 @@ from treebrain.llm.providers.base import Answer, Pricing, build_response, estima
 from treebrain.llm.types import LLMRequest, LLMResponse, ToolCall
 
 FRONTIER_LINE = re.compile(r"id (\d+): ([0-9.]+) m at")
+HYBRID_RULE = "HYBRID MODE:"
 STOPPED_AT_ONCE = re.compile(r'"actual_distance_m": 0\.0\d?,.*"safety_override": true')
 
 
@@ -28,7 +30,8 @@ class FrontierStandIn:
         frontiers = sorted(
             (float(distance), int(number)) for number, distance in FRONTIER_LINE.findall(prompt)
         )
-        if STOPPED_AT_ONCE.search(prompt):
+        # in hybrid mode the mission backs off by itself and refuses move_toward
+        if STOPPED_AT_ONCE.search(prompt) and HYBRID_RULE not in prompt:
             call = ToolCall(
                 name="move_toward", arguments={"direction": "backward", "speed": "slow", "duration_s": 2.0}
             )

@@ -36,7 +36,7 @@ def load_tools(path: str | Path = DEFAULT_TOOLS_FILE) -> list[ToolSpec]:
     names = [tool.name for tool in tools.root]
     missing = sorted({*ACTION_TOOLS, *PERCEPTION_TOOLS} - set(names))
     if missing:
-        raise InputError.single(f"{path}: the navigation tools are missing {', '.join(missing)}", str(path))
+        raise InputError.single(f"the navigation tools are missing {', '.join(missing)}", str(path))
     return tools.root
 
 
