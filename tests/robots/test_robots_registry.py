@@ -35,6 +35,7 @@ def test_the_built_in_driver_types_are_registered_by_kind_of_robot() -> None:
         "robosuite": "manipulator",
         "kinematic": "manipulator",
         "irsim": "mobile_base",
+        "ros": "mobile_base",
     }
 
 
@@ -75,13 +76,15 @@ def test_a_broken_driver_plugin_is_a_problem_not_a_crash() -> None:
     assert drivers.kinds() == {}
 
 
-def test_every_built_in_driver_keeps_the_contract(tmp_path: Path) -> None:
+def test_every_built_in_driver_keeps_the_contract(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")  # the ros driver's node stays here
     cube = {"name": "cube", "position": [0, 0, 0.82], "half_extents": [0.02, 0.02, 0.02]}
     required: dict[str, dict[str, Any]] = {
         "tcp_socket": {"port": 9},
         "robosuite": {"task": "Lift"},
         "kinematic": {"task": "Lift", "objects": [cube], "success": {"object": "cube"}},
         "irsim": {"map": str(MAPS / "turtlebot3_world.yaml"), "start": "auto"},
+        "ros": {"map": str(MAPS / "turtlebot3_world.yaml"), "start": "auto", "namespace": "contract_test"},
     }
     for type_name in driver_types():
         params = required.get(type_name, {})
@@ -114,7 +117,7 @@ def test_unknown_type_suggests_the_nearest(tmp_path: Path) -> None:
         )
     assert str(caught.value) == (
         "gofa.yaml:7:3: driver.type: unknown driver type 'sim_ram' (did you mean 'sim_arm'?); "
-        "known: irsim, kinematic, robosuite, sim_arm, tcp_json, tcp_socket"
+        "known: irsim, kinematic, robosuite, ros, sim_arm, tcp_json, tcp_socket"
     )
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+import treebrain.ros
 from treebrain.cli import main
 from treebrain.errors import InputError
 from treebrain.recording import NodeInfo, TreeDefinition
@@ -102,7 +103,6 @@ def test_tree_message_lists_the_keys_used_on_the_visited_path():
     assert message["blackboard_activity"][1] == {
         "key": "/speed",
         "client_name": "root/go/drive",
-        "client_id": node_id("root/go/drive"),
         "activity_type": "WRITE",
         "previous_value": "",
         "current_value": "0.4",
@@ -138,11 +138,7 @@ def test_a_valid_ros_section_maps_topics_to_keys(tmp_path):
         actuators=(TopicMapping("/cmd_vel", "geometry_msgs/msg/Twist", "/speed", "linear.x"),),
     )
     sensor = config.sensors[0]
-    assert (sensor.package, sensor.message_name, sensor.writer) == (
-        "sensor_msgs",
-        "BatteryState",
-        "ros:/battery",
-    )
+    assert (sensor.package, sensor.message_name) == ("sensor_msgs", "BatteryState")
     assert parse_ros_section(None, path, {}) == RosConfig()
 
 
@@ -162,7 +158,7 @@ def test_every_problem_in_the_ros_section_is_located(tmp_path):
     with pytest.raises(InputError) as raised:
         parse_ros_section(section, path, {"/battery/level": "float", "/imu": "any", "/speed": "float"})
     assert [str(problem) for problem in raised.value.problems] == [
-        f"{path}:2:3: ros: unknown key 'nodes' (expected: actuators, node, sensors, snapshot_period, "
+        f"{path}:2:3: ros: unknown key 'nodes' (expected: actions, actuators, node, sensors, snapshot_period, "
         "snapshot_topic)",
         f"{path}:4:15: ros: 'topic' must be a ROS topic name like /battery, got '/bad topic'",
         f"{path}:5:27: ros: 'type' must be a message type like std_msgs/msg/Float32, got 'Imu'",
@@ -191,9 +187,13 @@ def test_robot_files_may_declare_a_ros_section(tmp_path):
     assert compile_file(robot).problems == []
 
 
-def test_run_with_ros_but_without_rclpy_explains_in_one_line(capsys):
+def test_run_with_ros_but_without_the_extra_explains_in_one_line(capsys, monkeypatch):
+    monkeypatch.setattr(treebrain.ros, "ROS_MODULES", ("rclpy", "no_such_ros_package"))
     problem = ros_unavailable()
-    assert problem is not None and problem.startswith("--ros needs ROS 2's Python packages (rclpy")
+    assert problem == (
+        "ROS 2's Python packages are missing (no_such_ros_package not found): run `make ros` "
+        "(or source a ROS 2 installation that has py_trees_ros_interfaces)"
+    )
     demo = Path(__file__).resolve().parents[2] / "config/robots/demo_bot.yaml"
     assert main(["run", str(demo), "--ros", "--no-record", "--quiet"]) == 2
     err = capsys.readouterr().err

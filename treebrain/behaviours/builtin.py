@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import logging
+import math
 import string
 from typing import Any, Literal
 
@@ -248,6 +250,87 @@ class Log(Leaf):
         return Status.SUCCESS
 
 
+_GOAL_NUMBERS = itertools.count(1)
+"""Goal ids are unique in the process, so an answer to an earlier goal is never taken for this one."""
+ACTION_FAILED = ("rejected", "aborted", "canceled", "unavailable")
+
+
+class RequestActionParams(Params):
+    goal: dict[str, Any] | None = Field(
+        default=None, description="the goal's fields, when no `goal` input is mapped"
+    )
+    timeout_s: float = Field(
+        default=math.inf, gt=0, description="FAILURE (and a cancel) when the action has not finished by then"
+    )
+
+
+class RequestAction(AsyncAction):
+    """Sends a goal to an action server through two keys and follows it to its end.
+
+    It writes ``{id, goal}`` to its `request` output and reads ``{id, status, feedback, result}``
+    from its `state` input, which an action client answers (the ROS bridge's, from the robot file's
+    ``ros: actions:``). Halted while the goal runs, it writes ``{id, cancel: true}``, so the server
+    cancels the goal: a preempted branch never leaves the robot doing its work.
+    """
+
+    type_name = "request_action"
+    Params = RequestActionParams
+    params: RequestActionParams
+    inputs = {
+        "goal": Port("optional[dict]", "the goal's fields (else params.goal)", required=False),
+        "state": Port(
+            "optional[dict]", "the action client's answer: id, status, feedback, result", required=False
+        ),
+    }
+    outputs = {
+        "request": Port("dict", "where the goal (and a cancel) is sent to the action client"),
+        "result": Port("any", "the action's result, on SUCCESS"),
+    }
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._id = ""
+        self._deadline = math.inf
+
+    @classmethod
+    def check(cls, params: BaseModel, env: CheckEnv) -> list[str]:
+        problems = []
+        if "request" not in env.key_types or "state" not in env.key_types:
+            problems.append("output 'request' and input 'state' must be mapped to the action client's keys")
+        if getattr(params, "goal", None) is None and "goal" not in env.key_types:
+            problems.append("give params.goal or map the 'goal' input")
+        return problems
+
+    def start(self) -> Status:
+        self._id = f"{self.path}#{next(_GOAL_NUMBERS)}"
+        goal = self.read("goal")
+        self.write("request", {"id": self._id, "goal": self.params.goal if goal is None else goal})
+        self._deadline = self.clock.now() + self.params.timeout_s
+        self.feedback_message = "goal sent"
+        return Status.RUNNING
+
+    def poll(self) -> Status:
+        state = self.read("state")
+        status = state.get("status") if isinstance(state, dict) and state.get("id") == self._id else "pending"
+        if status == "succeeded":
+            self.write("result", state.get("result"))
+            self.feedback_message = "succeeded"
+            return Status.SUCCESS
+        if status in ACTION_FAILED:
+            self.feedback_message = f"{status}: {state.get('reason', '')}".rstrip(": ")
+            return Status.FAILURE
+        if self.clock.now() >= self._deadline:
+            self.cancel()
+            self.feedback_message = f"no result within {self.params.timeout_s:g} s: cancelled"
+            return Status.FAILURE
+        feedback = state.get("feedback") if status != "pending" else None
+        self.feedback_message = f"{status}: {feedback}" if feedback else str(status)
+        return Status.RUNNING
+
+    def cancel(self) -> None:
+        self.write("request", {"id": self._id, "cancel": True})
+
+
 BUILTIN_BEHAVIOURS: tuple[type[Leaf], ...] = (
     Succeed,
     Fail,
@@ -260,4 +343,5 @@ BUILTIN_BEHAVIOURS: tuple[type[Leaf], ...] = (
     Increment,
     Clear,
     Log,
+    RequestAction,
 )

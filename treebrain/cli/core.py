@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.live import Live
 from rich.text import Text
 
-from treebrain.behaviours.context import RunOptions
+from treebrain.behaviours.context import RobotSettings, RunOptions
 from treebrain.behaviours.registry import CORE_GROUP, BehaviourRegistry
 from treebrain.cli.common import EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, print_problems
 from treebrain.cli.record import RunSession, add_run_options
@@ -90,6 +90,26 @@ def _pose(text: str) -> tuple[float, float, float]:
     return (parts[0], parts[1], parts[2] if len(parts) == 3 else 0.0)
 
 
+def add_mission_options(parser: argparse.ArgumentParser, duration_help: str) -> None:
+    """--seed, --map, --duration and --start: what a command asks of a mobile robot's mission."""
+    parser.add_argument("--seed", type=int, help="the run's seed: a simulated episode starts from it")
+    parser.add_argument("--map", type=Path, help="the map to drive on (robots that drive on a map)")
+    parser.add_argument("--duration", type=float, metavar="S", help=duration_help)
+    parser.add_argument(
+        "--start",
+        type=_pose,
+        metavar="X,Y[,DEG]",
+        help="where a mobile robot starts (default: the robot file's, or the most open spot of --map)",
+    )
+
+
+def check_run_options(robot: RobotSettings, run: RunOptions) -> None:
+    """Raise InputError listing what the leaves' run checks find wrong with --map, --start, ..."""
+    problems = [problem for check in shared_registry().run_checks() for problem in check(robot, run)]
+    if problems:
+        raise InputError(problems)
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     if args.ros:
         from treebrain.ros import ros_unavailable
@@ -107,14 +127,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     tree.context.run = RunOptions(
         seed=args.seed, frames=session.wants_frames, map=args.map, duration_s=args.duration, start=args.start
     )
-    problems = [
-        problem
-        for check in shared_registry().run_checks()
-        for problem in check(tree.context.robot, tree.context.run)
-    ]
-    if problems:
+    try:
+        check_run_options(tree.context.robot, tree.context.run)
+    except InputError:
         tree.close()
-        raise InputError(problems)
+        raise
     args.hz = args.hz or tree.context.robot.hz or DEFAULT_HZ
     console = Console()
     stats: RunStats | None = None
@@ -131,8 +148,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             if not args.quiet:
                 console.print(_live_view(tree, stats), highlight=False)
     finally:
-        session.stop_recording()
-        tree.close()
+        session.stop(tree)
         session.write_animation()
     if stats is None:
         session.finish(interrupted=True)
@@ -220,17 +236,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         default=None,
         help=f"ticks per second, or max (default: the robot file's hz:, else {DEFAULT_HZ:g})",
     )
-    run.add_argument("--seed", type=int, help="the run's seed: a simulated episode starts from it")
-    run.add_argument("--map", type=Path, help="the map to drive on (robots that drive on a map)")
-    run.add_argument(
-        "--duration", type=float, metavar="S", help="seconds a mission lasts (robots with missions)"
-    )
-    run.add_argument(
-        "--start",
-        type=_pose,
-        metavar="X,Y[,DEG]",
-        help="where a mobile robot starts (default: the robot file's, or the most open spot of --map)",
-    )
+    add_mission_options(run, "seconds a mission lasts (robots with missions)")
     run.add_argument(
         "--realtime",
         action="store_true",

@@ -1,32 +1,45 @@
-"""``treebrain eval navigation``: the seed's A/B protocol on IR-SIM -- each mode on each map for
-each seed, on simulated time, with the robot file's tree; coverage over time, collisions, stuck
-events, distance, decisions, tokens and cost (``--json`` for all of it).
+"""Navigation commands.
 
-``--provider standin`` answers the LLM's calls with the rule-based stand-in (offline, instant);
-any profile name of the robot file (``scripted``, ``local``, a cloud one when its key is set) asks
-that model.
+``treebrain eval navigation``: the seed's A/B protocol on IR-SIM -- each mode on each map for
+each seed, on simulated time, with the robot file's tree; coverage over time, collisions, stuck
+events, distance, decisions, tokens and cost (``--json`` for all of it). ``--provider standin``
+answers the LLM's calls with the rule-based stand-in (offline, instant); any profile name of the
+robot file (``scripted``, ``local``, a cloud one when its key is set) asks that model.
+
+``treebrain sim-node ROBOT``: the robot file's IR-SIM base as a ROS 2 node in the robot's namespace
+(:mod:`treebrain.robots.mobile.sim_node`), for a tree with the ``ros`` driver to drive.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
+import sys
 import time
 from pathlib import Path
 
 from treebrain.behaviours.context import RunOptions
 from treebrain.behaviours.llm.service import LLMService, choose_default_profile
-from treebrain.behaviours.navigation.service import NavigationService
-from treebrain.cli.common import EXIT_FAILURE, EXIT_OK
+from treebrain.behaviours.navigation.service import NavigationService, build_base
+from treebrain.cli.common import EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_OK
+from treebrain.cli.core import add_mission_options, check_run_options
 from treebrain.cli.voice import install_provider
-from treebrain.clock import FakeClock
-from treebrain.errors import InputError
+from treebrain.clock import FakeClock, MonotonicClock
+from treebrain.errors import InputError, Location, Problem
 from treebrain.files import atomic_write_json
 from treebrain.navigation.evaluation import MissionRecord, report, table
 from treebrain.navigation.standin import FrontierStandIn
+from treebrain.robots.errors import DriverError
+from treebrain.robots.mobile.irsim_driver import IrSimDriver
+from treebrain.robots.mobile.ros_messages import ros_missing
+from treebrain.robots.mobile.sim_node import SimulatorNode
+from treebrain.ros import ros_unavailable
+from treebrain.ros.topics import ros_name
 from treebrain.trees import compile_file
 from treebrain.trees.loader import build_tree
 from treebrain.trees.runner import Runner
+from treebrain.yaml_source import located
 
 MODES = ("frontier", "llm", "hybrid")
 SAMPLE_S = 10.0
@@ -155,3 +168,48 @@ def register_eval(evaluations: argparse._SubParsersAction[argparse.ArgumentParse
     evaluate.add_argument("--json", type=Path, metavar="FILE", help="write the report as JSON")
     evaluate.add_argument("--quiet", "-q", action="store_true", help="no line per mission")
     evaluate.set_defaults(handler=cmd_eval_navigation)
+
+
+def cmd_sim_node(args: argparse.Namespace) -> int:
+    problem = ros_unavailable() or ros_missing()
+    if problem is not None:
+        print(problem, file=sys.stderr)
+        return EXIT_BAD_INPUT
+    compiled = compile_file(args.robot)
+    compiled.raise_for_problems()
+    if compiled.robot is None:
+        raise InputError.single(
+            "sim-node needs a robot file (its driver: section names the base)", str(args.robot)
+        )
+    robot = compiled.robot.settings
+    run = RunOptions(seed=args.seed, map=args.map, duration_s=args.duration, start=args.start)
+    check_run_options(robot, run)
+    if robot.driver.get("type") != "irsim":
+        where = located(robot.driver, ("type",), Location(str(robot.file)))
+        message = f"driver.type: sim-node simulates an irsim base, not {robot.driver.get('type')!r}"
+        raise InputError([Problem(where, message)])
+    driver = build_base(robot, run, MonotonicClock())
+    assert isinstance(driver, IrSimDriver)
+    try:
+        driver.connect()
+    except DriverError as error:
+        print(error, file=sys.stderr)
+        return EXIT_BAD_INPUT
+    node = SimulatorNode(driver, ros_name(robot.name or args.robot.stem), args.seed)
+    try:
+        print(f"sim-node: {robot.name} on {', '.join(node.topics())}", flush=True)
+        node.run(args.duration)
+    finally:
+        print(json.dumps(node.state()), flush=True)
+        node.close()
+    return EXIT_OK
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``sim-node``."""
+    sim = commands.add_parser(
+        "sim-node", help="a robot file's simulated mobile base as a ROS 2 node (scan, odom, camera; cmd_vel)"
+    )
+    sim.add_argument("robot", type=Path, help="a robot file with an irsim driver")
+    add_mission_options(sim, "simulated seconds to run, then exit 0 (default: until Ctrl-C or SIGTERM)")
+    sim.set_defaults(handler=cmd_sim_node)

@@ -142,10 +142,16 @@ class RunSession:
         if self.animation is not None:
             print(self.animation.write(), file=sys.stderr)
 
-    def stop_recording(self) -> None:
+    def stop(self, tree: TreebrainTree) -> None:
+        """After the run: close the recording, then the tree (its drivers stop their robots, over
+        ROS too), then the ROS node (its actuators publish their stop values)."""
+        self.stop_recording()
+        tree.close()
         if self.ros is not None:
             self.ros.close()
             self.ros = None
+
+    def stop_recording(self) -> None:
         if self.recorder is not None:
             self.recorder.close()
             if self.recorder.lost_ticks:

@@ -180,8 +180,7 @@ def cmd_voice(args: argparse.Namespace) -> int:
             print()
             print(render_scene(scene))
     finally:
-        session.stop_recording()
-        tree.close()
+        session.stop(tree)
         session.finish(interrupted)
     return EXIT_CODES[worst]
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import io
 import math
-from typing import Any
 
 import numpy as np
 from PIL import Image, ImageDraw
 
 from treebrain.navigation.mission import Mission
 from treebrain.navigation.motion import cardinal, whole_degrees
+from treebrain.robots.mobile.camera import first_person_view, range_at
 from treebrain.robots.mobile.lidar import Scan
 from treebrain.robots.mobile.maps import FREE, OCCUPIED, OccupancyMap
 from treebrain.robots.mobile.observation import MobileObservation
@@ -76,20 +76,8 @@ def draw_mission(mission: Mission, seen: MobileObservation, world: OccupancyMap,
 def camera_image(
     scan: Scan, heading: float, width: int, height: int, field_of_view_deg: float
 ) -> Image.Image:
-    """What a forward camera would see of the walls the scan found (a flat-shaded ray-cast view)."""
-    half = math.radians(field_of_view_deg) / 2
-    columns = np.arange(width)
-    angles = half - (columns + 0.5) / width * 2 * half
-    ranges = _range_at(scan, angles)
-    picture = np.zeros((height, width, 3), dtype=np.uint8)
-    picture[: height // 2] = (170, 200, 230)
-    picture[height // 2 :] = (150, 130, 110)
-    wall = np.clip(height * 0.6 / np.maximum(ranges, 0.05), 0, height).astype(int)
-    shade = np.clip(255 - ranges * 22, 60, 230).astype(np.uint8)
-    for column in columns:
-        top = max(0, height // 2 - wall[column] // 2)
-        picture[top : top + wall[column], column] = shade[column]
-    return Image.fromarray(picture)
+    """What a forward camera would see of the walls the scan found (the simulated base's camera)."""
+    return Image.fromarray(first_person_view(scan, width, height, field_of_view_deg))
 
 
 def annotated_camera(scan: Scan, heading: float, width: int, height: int, field_of_view_deg: float) -> bytes:
@@ -99,21 +87,14 @@ def annotated_camera(scan: Scan, heading: float, width: int, height: int, field_
     half = math.radians(field_of_view_deg) / 2
     for fx, fy in DEPTH_POINTS:
         angle = half - fx * 2 * half
-        distance = float(_range_at(scan, np.array([angle]))[0])
+        distance = float(range_at(scan, np.array([angle]))[0])
         _outlined(draw, (fx * width - 12, fy * height - 6), f"{distance:.1f}m")
     for index, name in enumerate(("left", "center", "right")):
         angle = half - (index + 0.5) / 3 * 2 * half
-        distance = float(_range_at(scan, np.array([angle]))[0])
+        distance = float(range_at(scan, np.array([angle]))[0])
         _outlined(draw, ((index + 0.5) / 3 * width - 24, height - 14), f"{name} {distance:.1f}m")
     _outlined(draw, (width - 70, 4), f"{cardinal(heading)} {whole_degrees(math.degrees(heading))}°")
     return _png(image)
-
-
-def _range_at(scan: Scan, angles: Any) -> Any:
-    """The scan's range along each angle (the nearest beam), its limit where nothing returned."""
-    index = np.round((np.asarray(angles) - scan.angle_min) / scan.increment).astype(int) % scan.ranges.size
-    ranges = scan.ranges[index]
-    return np.where(np.isfinite(ranges), ranges, scan.range_max)
 
 
 def _outlined(draw: ImageDraw.ImageDraw, where: tuple[float, float], text: str) -> None:

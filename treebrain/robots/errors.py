@@ -9,3 +9,7 @@ class DriverError(RuntimeError):
 
 class ActionRefusedError(DriverError):
     """The command is impossible in the current scene (an empty stack, a drop in free space, ...)."""
+
+
+class DriverNotReady(DriverError):
+    """The driver is connected but the robot has not reported yet: ask again on a later tick."""

@@ -1,16 +1,17 @@
 """ROS 2 bridge: run a tree inside an rclpy node, publish its snapshots as py_trees_ros messages and
 map sensor and actuator topics to blackboard keys (declared in the robot file's ``ros:`` section).
 
-ROS 2 is never a pip dependency: ``rclpy`` and the message packages come from a sourced ROS 2
-installation, so this package imports them only inside :mod:`treebrain.ros.bridge`, and the
-conversion and topic-mapping logic here is plain Python that is tested without ROS.
+ROS 2 is optional: ``make ros`` installs the ROS 2 Kilted wheels (the ``ros`` extra) and builds the
+py_trees_ros interfaces into the environment (:mod:`treebrain.ros.build`); a sourced ROS 2
+installation works as well. ROS modules are imported only by the modules that talk to a graph, so
+the stream bookkeeping and topic mapping are plain Python tested without ROS.
 """
 
 from __future__ import annotations
 
 import importlib.util
 
-ROS_MODULES = ("rclpy", "py_trees_ros_interfaces", "rosidl_runtime_py", "unique_identifier_msgs")
+ROS_MODULES = ("rclpy", "std_msgs", "py_trees_ros_interfaces", "unique_identifier_msgs")
 
 
 def ros_unavailable() -> str | None:
@@ -19,8 +20,8 @@ def ros_unavailable() -> str | None:
     if not missing:
         return None
     return (
-        f"--ros needs ROS 2's Python packages ({', '.join(missing)} not found): install ROS 2 with "
-        "py_trees_ros_interfaces and source its setup script (e.g. /opt/ros/jazzy/setup.bash) first"
+        f"ROS 2's Python packages are missing ({', '.join(missing)} not found): run `make ros` "
+        "(or source a ROS 2 installation that has py_trees_ros_interfaces)"
     )
 
 

@@ -1,14 +1,21 @@
 """The rclpy side of the ROS 2 bridge: a node that serves the tree as py_trees_ros does and moves
 topic data to and from the blackboard.
 
+The node is named after the robot and lives in the robot's namespace (``/<robot>/<robot>``), so
+two robots on one graph are told apart by a watcher's namespace hint and relative topics
+(``cmd_vel``) stay each robot's own. Blackboard watchers open streams of their own through
+``~/blackboard_streams/open`` (``get_variables`` lists the keys) and get a text view of the
+variables they asked for whenever it changes.
+
 Like ``py_trees_ros.trees.BehaviourTree``, the node offers ``~/snapshot_streams/open``, ``close`` and
 ``reconfigure`` (how ``py_trees_ros_viewer`` and ``py-trees-tree-watcher`` find a tree and get a
 stream of their own) and publishes a default stream on the robot file's ``snapshot_topic``; every
 stream is latched. Between ticks, from the runner's per-tick callback, the tick thread notes what
 the snapshot of the tick just done needs (statuses as the tick saw them, the values of the keys it
-used) for the streams that are due, publishes actuator keys whose value changed, then runs
-``spin_once`` without waiting, so service requests are answered and sensor messages are written to
-the blackboard (as writer ``ros:<topic>``, an outside input a re-run replays) before the next tick.
+used) for the streams that are due, publishes actuator keys whose value changed and sends action
+goals and cancels, then runs the callbacks that are ready, without waiting: service requests are
+answered, action answers and sensor messages are written to the blackboard (as writer
+``ros:<topic>``, an outside input a re-run replays) before the next tick.
 Building and publishing the snapshot messages (milliseconds of rosidl conversion for a hundred
 nodes) happens on a publisher thread, so the control loop never waits for it. ROS modules are
 imported here only, when ``--ros`` is used.
@@ -20,23 +27,46 @@ import collections
 import importlib
 import json
 import logging
+import queue
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from treebrain.blackboard import MISSING
+from treebrain.errors import InputError, Location, Problem
 from treebrain.recording.capture import TickCapture, TickRecord, json_value
 from treebrain.recording.definition import describe_tree
 from treebrain.ros import ros_unavailable
+from treebrain.ros.conversion import fill, to_plain
 from treebrain.ros.messages import for_stream, tree_message
-from treebrain.ros.streams import SnapshotStreams, StreamParameters, TickStatistics
-from treebrain.ros.topics import RosConfig, TopicMapping, field_value, message_fields, parse_ros_section
+from treebrain.ros.streams import (
+    BlackboardViews,
+    SnapshotStreams,
+    StreamParameters,
+    TickStatistics,
+    expand_topic_name,
+)
+from treebrain.ros.topics import (
+    NO_STOP,
+    ActionMapping,
+    RosConfig,
+    TopicMapping,
+    field_value,
+    message_fields,
+    mismatch,
+    parse_ros_section,
+    ros_name,
+)
 from treebrain.trees import TreebrainTree
 
 _LOG = logging.getLogger("treebrain.ros")
 PENDING_SNAPSHOTS = 8
 """Snapshots waiting for the publisher thread; beyond this the oldest is dropped (and counted)."""
+MAX_CALLBACKS_PER_TICK = 200
+"""A bound on the arrivals applied between two ticks, so a flood of messages cannot stall the tree."""
+STOP_ACK_S = 1.0
+"""How long closing waits for subscribers to acknowledge the actuators' stop messages."""
 
 
 @dataclass(frozen=True)
@@ -55,6 +85,149 @@ def _message_class(mapping: TopicMapping) -> Any:
     return getattr(importlib.import_module(f"{mapping.package}.msg"), mapping.message_name)
 
 
+def _field_type(message_class: Any, path: str) -> str:
+    """The ROS type of dotted `path` in `message_class` (the message's own type for "")."""
+    ros_type = f"{message_class.__module__.split('.')[0]}/{message_class.__name__}"
+    for part in path.split(".") if path else []:
+        element = message_class.get_fields_and_field_types() if message_class is not None else {}
+        if part not in element:
+            raise KeyError(part)
+        ros_type = element[part]
+        package, _, name = ros_type.partition("/")
+        message_class = (
+            getattr(importlib.import_module(f"{package}.msg"), name) if name and "<" not in ros_type else None
+        )
+    return ros_type
+
+
+def _action_class(mapping: ActionMapping) -> Any:
+    return getattr(importlib.import_module(f"{mapping.package}.action"), mapping.action_name)
+
+
+GOAL_STATUS = {4: "succeeded", 5: "canceled", 6: "aborted"}
+"""action_msgs/GoalStatus codes of a finished goal, as the request_action leaf reads them."""
+
+
+class _ActionClient:
+    """One action server the tree sends goals to: the request key's goals and cancels go out, and
+    what the server says comes back into the state key (posted to the tick thread)."""
+
+    def __init__(self, bridge: RosBridge, mapping: ActionMapping) -> None:
+        action_module: Any = importlib.import_module("rclpy.action")
+        self.bridge = bridge
+        self.mapping = mapping
+        self.type = _action_class(mapping)
+        self.client = action_module.ActionClient(bridge.node, self.type, mapping.action)
+        self.writer = (
+            f"ros:{expand_topic_name(mapping.action, bridge.node.get_name(), bridge.node.get_namespace())}"
+        )
+        self.goal_id = ""
+        self.sent = False
+        self.handle: Any = None
+        self.cancel_wanted = False
+
+    def state(self, status: str, **details: Any) -> None:
+        self.bridge.tree.blackboard.set(
+            self.mapping.state, {"id": self.goal_id, "status": status, **details}, self.writer
+        )
+
+    def after_tick(self) -> None:
+        request = self.bridge.tree.blackboard.get(self.mapping.request, default=None)
+        if not isinstance(request, dict) or not request.get("id"):
+            return
+        if request["id"] != self.goal_id:
+            self.goal_id, self.sent, self.handle, self.cancel_wanted = str(request["id"]), False, None, False
+            self.state("pending")
+        if request.get("cancel"):
+            self.cancel()
+        elif not self.sent and self.client.server_is_ready():
+            self.send(request.get("goal") or {})
+
+    def send(self, goal: dict[str, Any]) -> None:
+        self.sent = True
+        try:
+            message = fill(self.type.Goal(), goal)
+        except (AttributeError, TypeError, ValueError, AssertionError) as error:
+            self.state("rejected", reason=f"the goal does not fit {self.mapping.type}: {error}")
+            return
+        goal_id = self.goal_id
+        post = self.bridge.post
+        future = self.client.send_goal_async(
+            message, feedback_callback=lambda f: post(lambda: self.feedback(goal_id, f))
+        )
+        future.add_done_callback(lambda done: post(lambda: self.accepted(goal_id, done.result())))
+
+    def feedback(self, goal_id: str, message: Any) -> None:
+        if goal_id == self.goal_id:
+            self.state("executing", feedback=to_plain(message.feedback))
+
+    def accepted(self, goal_id: str, handle: Any) -> None:
+        if goal_id != self.goal_id:
+            return
+        if not handle.accepted:
+            self.state("rejected", reason="the action server rejected the goal")
+            return
+        self.handle = handle
+        self.state("accepted")
+        handle.get_result_async().add_done_callback(
+            lambda done: self.bridge.post(lambda: self.finished(goal_id, done.result()))
+        )
+        if self.cancel_wanted:
+            handle.cancel_goal_async()
+
+    def finished(self, goal_id: str, response: Any) -> None:
+        if goal_id == self.goal_id:
+            status = GOAL_STATUS.get(int(response.status), "aborted")
+            self.state(status, result=to_plain(response.result))
+
+    def cancel(self) -> None:
+        if self.cancel_wanted:
+            return
+        self.cancel_wanted = True
+        if self.handle is not None:
+            self.handle.cancel_goal_async()
+        elif not self.sent:
+            self.state("canceled", reason="cancelled before it was sent")
+
+
+def check_mappings(config: RosConfig, key_types: dict[str, str]) -> list[Problem]:
+    """Every mapping's message type must be importable and its field hold what its key holds."""
+    problems = []
+    for action in config.actions:
+        try:
+            _action_class(action)
+        except (ImportError, AttributeError):
+            problems.append(
+                Problem(
+                    action.where or Location("<robot file>"),
+                    f"ros: unknown action type {action.type} (its Python package is not installed)",
+                )
+            )
+    for mapping in (*config.sensors, *config.actuators):
+        where = mapping.where or Location("<robot file>")
+        try:
+            message_class = _message_class(mapping)
+        except (ImportError, AttributeError):
+            problems.append(
+                Problem(
+                    where,
+                    f"ros: unknown message type {mapping.type} (its Python package is not installed; "
+                    "standard messages come with `make ros`, your own must be built into the environment)",
+                )
+            )
+            continue
+        try:
+            ros_type = _field_type(message_class, mapping.field)
+        except (KeyError, ImportError, AttributeError):
+            problems.append(Problem(where, f"ros: {mapping.type} has no field '{mapping.field}'"))
+            continue
+        problem = mismatch(key_types[mapping.key], ros_type)
+        if problem is not None:
+            what = f"field '{mapping.field}'" if mapping.field else "message"
+            problems.append(Problem(where, f"ros: {mapping.topic}'s {what}: {problem} ({mapping.key})"))
+    return problems
+
+
 def _parameters(message: Any) -> StreamParameters:
     """A ``py_trees_ros_interfaces/SnapshotStreamParameters`` message as plain parameters."""
     return StreamParameters(
@@ -67,26 +240,34 @@ def _parameters(message: Any) -> StreamParameters:
 class RosBridge:
     """One tree inside one rclpy node."""
 
-    def __init__(self, tree: TreebrainTree, config: RosConfig) -> None:
+    def __init__(self, tree: TreebrainTree, config: RosConfig, robot: str) -> None:
         self.tree = tree
         self.config = config
         self.definition = describe_tree(tree)
         self.rclpy: Any = importlib.import_module("rclpy")
         qos: Any = importlib.import_module("rclpy.qos")
-        self.convert: Any = importlib.import_module("rosidl_runtime_py.convert")
-        self.set_message: Any = importlib.import_module("rosidl_runtime_py.set_message")
         messages: Any = importlib.import_module("py_trees_ros_interfaces.msg")
         services: Any = importlib.import_module("py_trees_ros_interfaces.srv")
-        self.rclpy.init()
-        self.node: Any = self.rclpy.create_node(config.node)
+        self.text_type: Any = importlib.import_module("std_msgs.msg").String
+        signals: Any = importlib.import_module("rclpy.signals")
+        # treebrain handles SIGINT and SIGTERM itself (halt the tree, stop the actuators, close the
+        # recording); rclpy's own handlers would invalidate the context before the stop is sent
+        self._owns_ros = not self.rclpy.ok()  # else something in this process started ROS first
+        if self._owns_ros:
+            self.rclpy.init(signal_handler_options=signals.SignalHandlerOptions.NO)
+        namespace = ros_name(robot)
+        self.node: Any = self.rclpy.create_node(config.node or namespace, namespace=namespace)
+        self.key_names = tuple(entry["key"] for entry in tree.blackboard.describe())
+        self._inbox: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
         self.latched = qos.QoSProfile(depth=1, durability=qos.DurabilityPolicy.TRANSIENT_LOCAL)
         self.tree_type = messages.BehaviourTree
         self.streams = SnapshotStreams(self.node.get_name(), self.node.get_namespace())
+        self.views = BlackboardViews(self.node.get_name(), self.node.get_namespace())
         self._publishers: dict[str, Any] = {}
-        """Snapshot publishers by topic; changed (by services) and used (by the publisher thread)
-        under :attr:`_publishing`, which also guards the pending snapshots."""
+        """Snapshot and blackboard-view publishers by topic; changed (by services) and used (by the
+        publisher thread) under :attr:`_publishing`, which also guards the pending jobs."""
         self._publishing = threading.Condition()
-        self._pending: collections.deque[_Snapshot] = collections.deque()
+        self._pending: collections.deque[Callable[[], None]] = collections.deque()
         self._in_flight = False
         self._stopping = False
         self.dropped_snapshots = 0
@@ -101,17 +282,28 @@ class RosBridge:
             ("reconfigure", services.ReconfigureSnapshotStream, self._on_reconfigure),
         ):
             self.node.create_service(service_type, f"~/snapshot_streams/{name}", callback)
+        for name, service_type, callback in (
+            ("open", services.OpenBlackboardStream, self._on_open_view),
+            ("close", services.CloseBlackboardStream, self._on_close_view),
+            ("get_variables", services.GetBlackboardVariables, self._on_get_variables),
+        ):
+            self.node.create_service(service_type, f"~/blackboard_streams/{name}", callback)
         self.actuators = [
             (mapping, self.node.create_publisher(_message_class(mapping), mapping.topic, 10))
             for mapping in config.actuators
         ]
         for mapping in config.sensors:
+            # writes are named after the topic as the graph knows it, e.g. ros:/patrol/battery
+            writer = (
+                f"ros:{expand_topic_name(mapping.topic, self.node.get_name(), self.node.get_namespace())}"
+            )
             self.node.create_subscription(
                 _message_class(mapping),
                 mapping.topic,
-                lambda message, m=mapping: self._sensed(m, message),
+                lambda message, m=mapping, w=writer: self._sensed(m, message, w),
                 10,
             )
+        self.action_clients = [_ActionClient(self, mapping) for mapping in config.actions]
         self._sent: dict[str, str] = {}
         self._last: TickRecord | None = None
         self._previous_visited: list[tuple[int, str, str]] | None = None
@@ -121,6 +313,15 @@ class RosBridge:
             target=self._publish_loop, name="treebrain-ros-snapshots", daemon=True
         )
         self._worker.start()
+        # services, subscriptions and action answers are taken in by an executor on its own
+        # thread, so the tick thread never waits in rclpy
+        executors: Any = importlib.import_module("rclpy.executors")
+        self.executor = executors.SingleThreadedExecutor()
+        self.executor.add_node(self.node)
+        self._spinner = threading.Thread(
+            target=self.executor.spin, name="treebrain-ros-executor", daemon=True
+        )
+        self._spinner.start()
 
     @classmethod
     def start(cls, tree: TreebrainTree) -> RosBridge:
@@ -131,12 +332,15 @@ class RosBridge:
         robot = tree.context.robot
         key_types = {entry["key"]: entry["type"] for entry in tree.blackboard.describe()}
         config = parse_ros_section(robot.data.get("ros"), robot.file or tree.source, key_types)
-        return cls(tree, config)
+        problems = check_mappings(config, key_types)
+        if problems:
+            raise InputError(problems)
+        return cls(tree, config, robot.name or tree.source.stem)
 
     # snapshot streams ------------------------------------------------------------------------------
     def _open(self, hint: str, parameters: StreamParameters) -> str:
-        topic = self.streams.open(hint, parameters)
         with self._publishing:
+            topic = self.streams.open(hint, parameters)
             if topic not in self._publishers:
                 self._publishers[topic] = self.node.create_publisher(self.tree_type, topic, self.latched)
         return topic
@@ -146,22 +350,65 @@ class RosBridge:
         return response
 
     def _on_close(self, request: Any, response: Any) -> Any:
-        response.result = self.streams.close(request.topic_name)
-        if response.result:
-            with self._publishing:
+        with self._publishing:
+            response.result = self.streams.close(request.topic_name)
+            if response.result:
                 self.node.destroy_publisher(self._publishers.pop(request.topic_name))
         return response
 
     def _on_reconfigure(self, request: Any, response: Any) -> Any:
-        response.result = self.streams.reconfigure(request.topic_name, _parameters(request.parameters))
+        with self._publishing:
+            response.result = self.streams.reconfigure(request.topic_name, _parameters(request.parameters))
         return response
+
+    # blackboard streams ----------------------------------------------------------------------------
+    def _on_open_view(self, request: Any, response: Any) -> Any:
+        with self._publishing:
+            response.topic = self.views.open(
+                list(request.variables),
+                bool(request.filter_on_visited_path),
+                bool(request.with_activity_stream),
+            )
+            self._publishers[response.topic] = self.node.create_publisher(
+                self.text_type, response.topic, self.latched
+            )
+        return response
+
+    def _on_close_view(self, request: Any, response: Any) -> Any:
+        with self._publishing:
+            response.result = self.views.close(request.topic_name)
+            if response.result:
+                self.node.destroy_publisher(self._publishers.pop(request.topic_name))
+        return response
+
+    def _on_get_variables(self, request: Any, response: Any) -> Any:
+        response.variables = list(self.key_names)
+        return response
+
+    def _note_views(self, record: TickRecord) -> None:
+        """On the tick thread: the values the watchers' views are rendered from (off the thread)."""
+        values = self.tree.blackboard.snapshot()
+        visited = {access.key for access in record.activity}
+        activity = [(access.kind, access.key, access.node_path) for access in record.activity]
+
+        def publish() -> None:
+            with self._publishing:
+                for topic in self.views:
+                    text = self.views.render(topic, values, visited, activity)
+                    publisher = self._publishers.get(topic)
+                    if text is not None and publisher is not None:
+                        publisher.publish(self.text_type(data=text))
+
+        self._queue(publish)
 
     def _note_snapshot(self, record: TickRecord) -> None:
         """On the tick thread: what the due streams' messages need, handed to the publisher thread."""
         changed = record.visited != self._previous_visited
         self._previous_visited = record.visited
         self.statistics.add(record.time, record.duration)
-        topics = self.streams.due(changed, record.time)
+        with self._publishing:
+            topics = self.streams.due(changed, record.time)
+            streams = [(topic, self.streams.parameters(topic)) for topic in topics]
         if not topics:
             return
         activity = [(access.kind, access.key, access.node_path) for access in record.activity]
@@ -171,13 +418,16 @@ class RosBridge:
             values=self.tree.blackboard.snapshot(key for _, key, _ in activity),
             changed=changed,
             statistics=self.statistics.to_message(int(self.node.get_clock().now().nanoseconds)),
-            streams=[(topic, self.streams.parameters(topic)) for topic in topics],
+            streams=streams,
         )
+        self._queue(lambda: self._publish(snapshot))
+
+    def _queue(self, job: Callable[[], None]) -> None:
         with self._publishing:
             if len(self._pending) >= PENDING_SNAPSHOTS:
                 self._pending.popleft()
                 self.dropped_snapshots += 1
-            self._pending.append(snapshot)
+            self._pending.append(job)
             self._publishing.notify_all()
 
     def _publish_loop(self) -> None:
@@ -187,9 +437,9 @@ class RosBridge:
                     self._publishing.wait()
                 if not self._pending:
                     return
-                snapshot = self._pending.popleft()
+                job = self._pending.popleft()
                 self._in_flight = True
-            self._publish(snapshot)
+            job()
             with self._publishing:
                 self._in_flight = False
                 self._publishing.notify_all()
@@ -206,7 +456,7 @@ class RosBridge:
         for topic, parameters in snapshot.streams:
             message = self.tree_type()
             try:
-                self.set_message.set_message_fields(message, for_stream(data, parameters))
+                fill(message, for_stream(data, parameters))
             except (AttributeError, TypeError, ValueError, AssertionError) as error:
                 _LOG.warning("snapshot for %s: %s", topic, error)
                 continue
@@ -216,7 +466,7 @@ class RosBridge:
                     publisher.publish(message)
 
     def flush(self) -> None:
-        """Wait until every noted snapshot is published."""
+        """Wait until every noted snapshot and view is published."""
         with self._publishing:
             while self._pending or self._in_flight:
                 self._publishing.wait()
@@ -225,12 +475,24 @@ class RosBridge:
     def _captured(self, record: TickRecord) -> None:
         self._last = record
 
-    def _sensed(self, mapping: TopicMapping, message: Any) -> None:
+    def _sensed(self, mapping: TopicMapping, message: Any, writer: str) -> None:
+        """On the executor's thread: the value is converted here and written by the tick thread."""
         try:
-            value = field_value(self.convert.message_to_ordereddict(message), mapping.field)
-            self.tree.blackboard.set(mapping.key, value, mapping.writer)
+            value = field_value(to_plain(message), mapping.field)
         except (KeyError, TypeError, ValueError) as error:
             _LOG.warning("%s -> %s: %s", mapping.topic, mapping.key, error)
+            return
+        self.post(lambda: self._write(mapping, value, writer))
+
+    def _write(self, mapping: TopicMapping, value: Any, writer: str) -> None:
+        try:
+            self.tree.blackboard.set(mapping.key, value, writer)
+        except (KeyError, TypeError, ValueError) as error:
+            _LOG.warning("%s -> %s: %s", mapping.topic, mapping.key, error)
+
+    def post(self, work: Callable[[], None]) -> None:
+        """Have the tick thread do `work` before the next tick (callbacks run on the executor's)."""
+        self._inbox.put(work)
 
     def _actuate(self, mapping: TopicMapping, publisher: Any) -> None:
         value = self.tree.blackboard.get(mapping.key, default=MISSING)
@@ -243,7 +505,7 @@ class RosBridge:
         self._sent[mapping.key] = text
         message = _message_class(mapping)()
         try:
-            self.set_message.set_message_fields(message, message_fields(plain, mapping.field))
+            fill(message, message_fields(plain, mapping.field))
         except (AttributeError, TypeError, ValueError) as error:
             _LOG.warning("%s -> %s: %s", mapping.key, mapping.topic, error)
             return
@@ -254,12 +516,42 @@ class RosBridge:
         record, self._last = self._last, None
         if record is not None:
             self._note_snapshot(record)
+            if len(self.views):
+                self._note_views(record)
         for mapping, publisher in self.actuators:
             self._actuate(mapping, publisher)
-        self.rclpy.spin_once(self.node, timeout_sec=0.0)
+        for client in self.action_clients:
+            client.after_tick()
+        self.spin_ready()
+
+    def spin_ready(self) -> None:
+        """Apply what arrived since the last tick (sensor values, action answers), in arrival order,
+        on the tick thread; at most MAX_CALLBACKS_PER_TICK, so a flood cannot stall the tree."""
+        for _ in range(MAX_CALLBACKS_PER_TICK):
+            try:
+                work = self._inbox.get_nowait()
+            except queue.Empty:
+                return
+            work()
+
+    def stop_actuators(self) -> None:
+        """Publish every actuator's ``stop:`` value and wait (briefly) until subscribers have it."""
+        duration: Any = importlib.import_module("rclpy.duration").Duration
+        for mapping, publisher in self.actuators:
+            if mapping.stop is NO_STOP:
+                continue
+            message = _message_class(mapping)()
+            try:
+                fill(message, message_fields(mapping.stop, mapping.field))
+            except (AttributeError, TypeError, ValueError) as error:
+                _LOG.warning("stop value for %s: %s", mapping.topic, error)
+                continue
+            publisher.publish(message)
+            publisher.wait_for_all_acked(duration(seconds=STOP_ACK_S))
 
     def close(self) -> None:
-        """Publish what is pending, then stop the publisher thread and the node."""
+        """Stop the actuators, publish what is pending, then stop the publisher thread and the node."""
+        self.stop_actuators()
         self.capture.detach()
         with self._publishing:
             self._stopping = True
@@ -269,5 +561,8 @@ class RosBridge:
             _LOG.warning(
                 "%d snapshots were dropped: the publisher thread fell behind", self.dropped_snapshots
             )
+        self.executor.shutdown()
+        self._spinner.join()
         self.node.destroy_node()
-        self.rclpy.shutdown()
+        if self._owns_ros:
+            self.rclpy.try_shutdown()

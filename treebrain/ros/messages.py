@@ -4,7 +4,7 @@ The shapes follow ``py_trees_ros_interfaces/msg/BehaviourTree``, ``.../Behaviour
 ``.../ActivityItem`` and ``.../Statistics`` (field names, status / type / blackbox constants,
 ``unique_identifier_msgs/UUID`` ids, ``diagnostic_msgs/KeyValue`` pairs), written as dicts so they
 can be built and tested without ROS; the bridge fills real messages from them with
-``rosidl_runtime_py.set_message.set_message_fields``. Ids are UUIDv5 of the node path, so they stay
+:func:`treebrain.ros.conversion.fill`. Ids are UUIDv5 of the node path, so they stay
 the same from tick to tick and run to run.
 """
 
@@ -122,7 +122,6 @@ def tree_message(
             {
                 "key": key,
                 "client_name": node_path,
-                "client_id": node_id(node_path),
                 "activity_type": kind.upper(),
                 "previous_value": "",
                 "current_value": on_path[key],

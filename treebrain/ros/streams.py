@@ -11,10 +11,11 @@ and publishers around it. It also computes the tick statistics every snapshot ca
 from __future__ import annotations
 
 import itertools
+import json
 import math
 import statistics
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -140,3 +141,88 @@ def _summary(name: str, values: list[float]) -> dict[str, float]:
         f"{name}_average": statistics.fmean(values) if values else 0.0,
         f"{name}_variance": statistics.variance(values) if len(values) > 1 else 0.0,
     }
+
+
+@dataclass
+class BlackboardView:
+    """One blackboard watcher's stream: which variables, and what it was last sent."""
+
+    variables: tuple[str, ...]
+    visited_only: bool
+    with_activity: bool
+    last_text: str | None = None
+
+
+def variable_value(values: dict[str, Any], name: str) -> tuple[bool, Any]:
+    """The value of a watched variable: a key, or a dotted field inside a key's mapping value."""
+    for key in sorted(values, key=len, reverse=True):
+        if name == key or name.startswith(key + "."):
+            value: Any = values[key]
+            for part in name[len(key) + 1 :].split(".") if name != key else []:
+                if not isinstance(value, dict) or part not in value:
+                    return False, None
+                value = value[part]
+            return True, value
+    return False, None
+
+
+class BlackboardViews:
+    """The blackboard streams watchers open (py_trees_ros's ``~/blackboard_streams/open``): each
+    publishes a text view of its variables when that text changes."""
+
+    def __init__(self, node: str, namespace: str = "/") -> None:
+        self.node = node
+        self.namespace = namespace
+        self._views: dict[str, BlackboardView] = {}
+        self._opened = 0
+
+    def __len__(self) -> int:
+        return len(self._views)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(self._views))
+
+    def open(self, variables: list[str], visited_only: bool, with_activity: bool) -> str:
+        topic = expand_topic_name(f"~/blackboard_streams/_watcher_{self._opened}", self.node, self.namespace)
+        self._opened += 1
+        self._views[topic] = BlackboardView(tuple(variables), visited_only, with_activity)
+        return topic
+
+    def close(self, topic: str) -> bool:
+        return self._views.pop(topic, None) is not None
+
+    def wants_activity(self) -> bool:
+        return any(view.with_activity for view in self._views.values())
+
+    def render(
+        self,
+        topic: str,
+        values: dict[str, Any],
+        visited_keys: set[str],
+        activity: Sequence[tuple[str, str, str]],
+    ) -> str | None:
+        """The text to publish on `topic` after a tick, or None when it has not changed."""
+        view = self._views[topic]
+        names = list(view.variables) or sorted(values)
+        if view.visited_only:
+            names = [name for name in names if any(name.split(".")[0] == key for key in visited_keys)]
+        lines = ["Blackboard Data"]
+        for name in names:
+            found, value = variable_value(values, name)
+            lines.append(f"    {name}: {_as_text(value) if found else '-'}")
+        if view.with_activity and activity:
+            lines.append("Blackboard Activity Stream")
+            lines.extend(f"    {key} : {kind.upper()} by {client}" for kind, key, client in activity)
+        text = "\n".join(lines)
+        if text == view.last_text:
+            return None
+        view.last_text = text
+        return text
+
+
+def _as_text(value: Any) -> str:
+    return (
+        value
+        if isinstance(value, str)
+        else json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+    )

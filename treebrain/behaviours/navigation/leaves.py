@@ -21,6 +21,7 @@ from treebrain.behaviours.ports import Port
 from treebrain.blackboard import register_type
 from treebrain.navigation.drawing import annotated_camera
 from treebrain.navigation.prompts import estimate_tokens, system_prompt
+from treebrain.robots.errors import DriverNotReady
 from treebrain.robots.mobile.observation import STOP
 
 
@@ -60,7 +61,8 @@ class StartParams(Params):
 
 
 class Start(_NavLeaf):
-    """Starts a mission at the start pose: the simulator resets from the run's seed."""
+    """Starts a mission at the start pose: the simulator resets from the run's seed. RUNNING while
+    the base has not reported yet (a base behind ROS topics whose first scan is on its way)."""
 
     type_name = "navigation.start"
     Params = StartParams
@@ -70,7 +72,11 @@ class Start(_NavLeaf):
     def update(self) -> Status:
         mode = self.read("mode") if self.is_bound("mode") else None
         assert isinstance(self.params, StartParams)
-        mission = self.service.start(mode or self.params.mode)
+        try:
+            mission = self.service.start(mode or self.params.mode)
+        except DriverNotReady as waiting:
+            self.feedback_message = str(waiting)
+            return Status.RUNNING
         self.write("mode", mission.settings.mode)
         self.feedback_message = (
             f"{mission.settings.mode} mission from ({mission.start.x:g}, {mission.start.y:g})"

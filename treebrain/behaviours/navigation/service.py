@@ -1,7 +1,7 @@
-"""The tree's mobile base and mission: the driver of the robot file's ``driver:`` section (with the
-run's ``--map`` and ``--seed``), the mission of its ``navigation:`` section, and the frames drawn for
-``--gif`` and the viewer. Every simulator step goes through :meth:`NavigationService.drive`, after
-the safety layer; nothing else reaches the base.
+"""The tree's mobile base and mission: the driver of the robot file's ``driver:`` section (IR-SIM or
+a base behind ROS topics, with the run's ``--map`` and ``--seed``), the mission of its
+``navigation:`` section, and the frames drawn for ``--gif`` and the viewer. Every step of the base
+goes through :meth:`NavigationService.drive`, after the safety layer; nothing else reaches the base.
 """
 
 from __future__ import annotations
@@ -15,17 +15,18 @@ from pydantic import ValidationError
 
 from treebrain.behaviours.context import RobotSettings, RunOptions, TreeContext
 from treebrain.behaviours.run_limits import RunLimits
+from treebrain.clock import Clock
 from treebrain.errors import InputError, Location, Problem
 from treebrain.navigation.drawing import draw_mission
 from treebrain.navigation.mission import Base, Mission, NavigationSettings
 from treebrain.navigation.safety import Verdict, guard
 from treebrain.navigation.tools import load_tools
 from treebrain.robots.errors import DriverError
-from treebrain.robots.mobile.irsim_driver import IrSimDriver, start_problem
+from treebrain.robots.mobile.base import MobileDriver, start_problem
 from treebrain.robots.mobile.maps import load_map
 from treebrain.robots.mobile.observation import MobileObservation, Pose2D, Velocity
-from treebrain.robots.mobile.params import MobileParams
-from treebrain.robots.registry import build_driver, driver_problems
+from treebrain.robots.mobile.params import BaseParams
+from treebrain.robots.registry import build_driver, driver_problems, driver_types
 from treebrain.yaml_source import located
 
 SECTION = "navigation"
@@ -71,15 +72,13 @@ def check_robot(robot: RobotSettings) -> list[str]:
     if not robot.driver:
         return ["the robot file has no 'driver:' section for the mobile base"]
     params = dict(robot.driver.get("params") or {})
+    type_name = str(robot.driver.get("type", ""))
     problems = [
-        problem.message
-        for problem in driver_problems(
-            str(robot.driver.get("type", "")), params, robot.limits, robot_kind=ROBOT_KIND
-        )
+        problem.message for problem in driver_problems(type_name, params, robot.limits, robot_kind=ROBOT_KIND)
     ]
     if problems:
         return problems
-    checked = MobileParams.model_validate(params)
+    checked = _params_model(type_name).model_validate(params)
     try:
         world = load_map(robot.base_dir / checked.map)
         if checked.keepout:
@@ -95,10 +94,12 @@ def check_robot(robot: RobotSettings) -> list[str]:
 
 def run_problems(robot: RobotSettings, run: RunOptions) -> list[Problem]:
     """What is wrong with ``--map`` and ``--start`` for this robot (before the first tick)."""
-    if robot.driver.get("type") != "irsim" or (run.map is None and run.start is None):
+    type_name = str(robot.driver.get("type", ""))
+    kind = driver_types().get(type_name)
+    if kind is None or kind.robot_kind != ROBOT_KIND or (run.map is None and run.start is None):
         return []
     where = Location("<command line>")
-    params = MobileParams.model_validate(dict(robot.driver.get("params") or {}))
+    params = _params_model(type_name).model_validate(dict(robot.driver.get("params") or {}))
     try:
         world = load_map(run.map if run.map is not None else robot.base_dir / params.map)
     except InputError as error:
@@ -110,10 +111,38 @@ def run_problems(robot: RobotSettings, run: RunOptions) -> list[Problem]:
     return [Problem(where, f"--start: {problem}")] if problem else []
 
 
+def _params_model(type_name: str) -> type[BaseParams]:
+    model = driver_types()[type_name].params_model
+    assert issubclass(model, BaseParams), f"mobile driver {type_name!r} takes no BaseParams"
+    return model
+
+
+def build_base(robot: RobotSettings, run: RunOptions, clock: Clock) -> MobileDriver:
+    """The robot file's mobile-base driver with the run's ``--map`` and ``--start`` (not connected)."""
+    params = dict(robot.driver.get("params") or {})
+    if run.map is not None:
+        params["map"] = str(Path(run.map).resolve())
+        params["start"] = "auto"  # the robot file's start belongs to its own map
+    if run.start is not None:
+        x, y, heading = run.start
+        params["start"] = {"x": x, "y": y, "heading_deg": heading}
+    driver = build_driver(
+        str(robot.driver.get("type", "")),
+        params,
+        clock=clock,
+        limits=robot.limits,
+        base_dir=robot.base_dir,
+        where=Location(str(robot.file or "")),
+        robot_kind=ROBOT_KIND,
+    )
+    assert isinstance(driver, MobileDriver)
+    return driver
+
+
 class NavigationService:
     """See the module docstring."""
 
-    def __init__(self, context: TreeContext, driver: IrSimDriver, settings: NavigationSettings) -> None:
+    def __init__(self, context: TreeContext, driver: MobileDriver, settings: NavigationSettings) -> None:
         self.context = context
         self.driver = driver
         self.settings = settings
@@ -129,26 +158,9 @@ class NavigationService:
 
     @classmethod
     def from_context(cls, context: TreeContext) -> NavigationService:
-        robot = context.robot
-        params = dict(robot.driver.get("params") or {})
-        if context.run.map is not None:
-            params["map"] = str(Path(context.run.map).resolve())
-            params["start"] = "auto"  # the robot file's start belongs to its own map
-        if context.run.start is not None:
-            x, y, heading = context.run.start
-            params["start"] = {"x": x, "y": y, "heading_deg": heading}
-        driver = build_driver(
-            str(robot.driver.get("type", "")),
-            params,
-            clock=context.clock,
-            limits=robot.limits,
-            base_dir=robot.base_dir,
-            where=Location(str(robot.file or "")),
-            robot_kind=ROBOT_KIND,
-        )
-        assert isinstance(driver, IrSimDriver)
+        driver = build_base(context.robot, context.run, context.clock)
         driver.connect()
-        return cls(context, driver, settings_of(robot))
+        return cls(context, driver, settings_of(context.robot))
 
     # the mission ---------------------------------------------------------------------------------
     def start(self, mode: str | None = None) -> Mission:
@@ -156,7 +168,7 @@ class NavigationService:
         driver = self.driver
         self.observation = driver.reset(self.context.run.seed)
         settings = self.settings if mode is None else self.settings.model_copy(update={"mode": mode})
-        params: MobileParams = driver.params
+        params = driver.params
         diff = params.kinematics == "diff"
         base = Base(
             radius_m=params.footprint.radius_m,
@@ -175,7 +187,7 @@ class NavigationService:
         return self.mission
 
     def now(self) -> float:
-        """Simulated seconds since the mission began."""
+        """Seconds since the mission began, as the driver counts them (simulated in a simulator)."""
         return self.observation.time_s if self.observation else 0.0
 
     def require(self) -> tuple[Mission, MobileObservation]:
@@ -192,11 +204,8 @@ class NavigationService:
         mission, seen = self.require()
         velocity, source = self.requested or (Velocity(), "none")
         self.requested = None
-        params: MobileParams = self.driver.params
-        velocity = Velocity(
-            max(-params.max_linear_m_s, min(params.max_linear_m_s, velocity.linear)),
-            max(-params.max_angular_rad_s, min(params.max_angular_rad_s, velocity.angular)),
-        )
+        params = self.driver.params
+        velocity = self.driver.clamp(velocity)
         verdict = guard(
             velocity,
             seen.scan,

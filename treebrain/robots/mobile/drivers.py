@@ -1,4 +1,4 @@
-"""The mobile base's driver, registered through the ``treebrain.drivers`` entry point ``mobile``."""
+"""The mobile base's drivers, registered through the ``treebrain.drivers`` entry point ``mobile``."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from pydantic import BaseModel, ConfigDict
 
 from treebrain.robots.mobile.irsim_driver import IrSimDriver
 from treebrain.robots.mobile.params import MobileParams
+from treebrain.robots.mobile.ros_driver import RosDriver, RosParams
 from treebrain.robots.registry import DriverContext, DriverRegistry
 
 ROBOT_KIND = "mobile_base"
@@ -18,7 +19,7 @@ class MobileLimits(BaseModel):
 
 
 def register(drivers: DriverRegistry) -> None:
-    """Add ``irsim``."""
+    """Add ``irsim`` and ``ros``."""
     drivers.register(
         "irsim",
         robot_kind=ROBOT_KIND,
@@ -27,7 +28,19 @@ def register(drivers: DriverRegistry) -> None:
         make=_irsim,
         description="a differential-drive or Ackermann base on a ROS map in IR-SIM, with a grid LiDAR",
     )
+    drivers.register(
+        "ros",
+        robot_kind=ROBOT_KIND,
+        params_model=RosParams,
+        limits_model=MobileLimits,
+        make=_ros,
+        description="a base behind ROS 2 topics (scan, odom, camera in; cmd_vel out), e.g. treebrain sim-node",
+    )
 
 
 def _irsim(params: MobileParams, limits: MobileLimits, context: DriverContext) -> IrSimDriver:
     return IrSimDriver(params, context.base_dir)
+
+
+def _ros(params: RosParams, limits: MobileLimits, context: DriverContext) -> RosDriver:
+    return RosDriver(params, context.base_dir, context.clock)

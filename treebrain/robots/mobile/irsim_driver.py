@@ -25,8 +25,10 @@ from scipy import ndimage
 
 from treebrain.robots.driver import DriverStatus
 from treebrain.robots.errors import ActionRefusedError, DriverError
+from treebrain.robots.mobile.base import MobileDriver, start_problem
+from treebrain.robots.mobile.camera import Picture, first_person_view
 from treebrain.robots.mobile.lidar import GridLidar, Scan
-from treebrain.robots.mobile.maps import FREE, UNKNOWN, OccupancyMap, load_map
+from treebrain.robots.mobile.maps import FREE, UNKNOWN, OccupancyMap
 from treebrain.robots.mobile.observation import MobileObservation, Pose2D, Velocity
 from treebrain.robots.mobile.params import MobileParams
 
@@ -54,37 +56,13 @@ def simulator_walls(world: OccupancyMap) -> np.ndarray[Any, np.dtype[np.bool_]]:
     return np.asarray((world.cells > 0) | border)
 
 
-def start_problem(world: OccupancyMap, pose: Pose2D, radius_m: float) -> str | None:
-    """Why the base cannot start at `pose`, or None."""
-    if world.value_at(pose.x, pose.y) != FREE:
-        where = "outside the map" if world.value_at(pose.x, pose.y) == UNKNOWN else "inside an obstacle"
-        return f"the start pose ({pose.x:g}, {pose.y:g}) is {where}"
-    clearance = ndimage.distance_transform_edt(world.cells == FREE) * world.resolution
-    row, column = world.cell_of(pose.x, pose.y)
-    if clearance[row, column] < radius_m:
-        return (
-            f"the start pose ({pose.x:g}, {pose.y:g}) is {clearance[row, column]:.2f} m from an obstacle; "
-            f"the base needs {radius_m:.2f} m"
-        )
-    return None
-
-
-def open_pose(world: OccupancyMap) -> Pose2D:
-    """The free cell furthest from anything not free (``start: auto``), facing along +x."""
-    clearance = ndimage.distance_transform_edt(world.cells == FREE)
-    row, column = np.unravel_index(int(np.argmax(clearance)), clearance.shape)
-    x, y = world.center_of(int(row), int(column))
-    return Pose2D(x, y, 0.0)
-
-
-class IrSimDriver:
+class IrSimDriver(MobileDriver):
     """See the module docstring."""
 
+    params: MobileParams
+
     def __init__(self, params: MobileParams, base_dir: Path) -> None:
-        self.params = params
-        self.base_dir = base_dir
-        self.world = load_map(base_dir / params.map)
-        self.keepout = load_map(base_dir / params.keepout) if params.keepout else None
+        super().__init__(params, base_dir)
         self.walls = simulator_walls(self.world)
         self.lidar = GridLidar(
             self.world.cells != FREE, self.world.resolution, self.world.origin, params.lidar
@@ -96,11 +74,6 @@ class IrSimDriver:
         self._rng = np.random.default_rng(params.seed)
         self._scan_every = max(1, round(1.0 / (params.lidar.rate_hz * params.step_s)))
         self._observation: MobileObservation | None = None
-
-    @property
-    def home(self) -> Pose2D:
-        start = self.params.start
-        return open_pose(self.world) if start == "auto" else Pose2D(start.x, start.y, start.heading)
 
     # the driver contract ---------------------------------------------------------------------
     def connect(self) -> None:
@@ -132,15 +105,7 @@ class IrSimDriver:
     def act(self, command: Velocity) -> None:
         """One simulator step at `command` (which must be within the base's limits)."""
         observation = self.observe()
-        params = self.params
-        if (
-            abs(command.linear) > params.max_linear_m_s + 1e-9
-            or abs(command.angular) > params.max_angular_rad_s + 1e-9
-        ):
-            raise ActionRefusedError(
-                f"({command.linear:.3f} m/s, {command.angular:.3f} rad/s) exceeds the base's limits "
-                f"({params.max_linear_m_s:g} m/s, {params.max_angular_rad_s:g} rad/s)"
-            )
+        self.refuse_beyond_limits(command)
         if observation.collided:
             raise ActionRefusedError("the base has collided and is stopped until the mission is reset")
         self._step(command)
@@ -148,6 +113,11 @@ class IrSimDriver:
 
     def poll(self) -> DriverStatus:
         return self._status
+
+    def camera_view(self) -> Picture:
+        """What the base's camera (``params.camera``) sees now, drawn from the current scan."""
+        camera = self.params.camera
+        return first_person_view(self.observe().scan, camera.width, camera.height, camera.field_of_view_deg)
 
     def stop(self) -> None:
         """A step standing still (the simulator has no momentum: zero velocity is a stop)."""

@@ -1,5 +1,5 @@
-"""The IR-SIM driver's ``driver.params``: the map, the base's kinematics and footprint, the LiDAR,
-the start pose, odometry noise and the camera."""
+"""The mobile-base drivers' ``driver.params``: the map, the base's kinematics, footprint and limits,
+the start pose and the camera for every base; the LiDAR, step, odometry noise and seed of IR-SIM's."""
 
 from __future__ import annotations
 
@@ -53,20 +53,28 @@ class Camera(Frozen):
     field_of_view_deg: float = Field(default=90.0, gt=10, lt=180)
 
 
-class MobileParams(Frozen):
+class BaseParams(Frozen):
+    """What every mobile-base driver is told: the map, the base's kinematics, footprint, limits and
+    camera, and where missions start. The navigation plans and guards the base with these."""
+
     map: str = Field(description="a ROS map_server YAML file, relative to the robot file")
     kinematics: Literal["diff", "acker"] = "diff"
     wheelbase_m: float = Field(default=0.23, gt=0, description="Ackermann: front to rear axle")
     max_steer_deg: float = Field(default=35.0, gt=0, lt=90, description="Ackermann: steering limit")
     footprint: Footprint = Footprint()
-    lidar: LidarParams = LidarParams()
     start: Pose | Literal["auto"] = Field(
         description="where the mission starts; auto: the most open free cell"
     )
-    step_s: float = Field(default=0.1, gt=0, le=1.0, description="simulated seconds per control step")
     max_linear_m_s: float = Field(default=0.18, gt=0, le=2.0)
     max_angular_rad_s: float = Field(default=1.0, gt=0, le=6.0)
-    seed: int = Field(default=0, ge=0)
-    odometry: Odometry = Odometry()
     camera: Camera = Camera()
     keepout: str | None = Field(default=None, description="a map_server YAML mask: occupied cells are no-go")
+
+
+class MobileParams(BaseParams):
+    """The IR-SIM driver's: the simulated LiDAR, step, noise and seed besides."""
+
+    lidar: LidarParams = LidarParams()
+    step_s: float = Field(default=0.1, gt=0, le=1.0, description="simulated seconds per control step")
+    seed: int = Field(default=0, ge=0)
+    odometry: Odometry = Odometry()
