@@ -1,17 +1,22 @@
 """TDL validation: cost of each stage on a 100-line program, what running it as the verification tree
-adds, and rule-based quality on the dataset."""
+adds, rule-based quality on the dataset, and `treebrain vv check` on 105 programs in one process."""
 
 from __future__ import annotations
 
 import random
+import re
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from benchmarks.rows import BenchRow, median_ms
 from treebrain.tdl.analysis import analyse_program
 from treebrain.tdl.datafile import default_config_dir
-from treebrain.tdl.dataset import build_dataset
+from treebrain.tdl.dataset import DatasetExample, build_dataset, evenly_spaced
 from treebrain.tdl.findings import RULE_LEVELS
 from treebrain.tdl.metrics import evaluate
 from treebrain.tdl.parser import parse_program
@@ -25,6 +30,9 @@ from treebrain.trees import load_tree
 _LINES = 100
 _VERIFIER = default_config_dir().parent / "robots" / "vv.yaml"
 _TREE_OVERHEAD_GOAL_MS = 1.0
+_BATCH = 105
+_BATCH_GOAL_S = 5.0
+_CLI = ("import sys; from treebrain.cli import main; sys.exit(main())",)
 
 
 def hundred_line_program(robot: RobotSpec) -> str:
@@ -101,7 +109,47 @@ def run() -> list[BenchRow]:
         ),
         BenchRow("tdl", "rule-based weighted F1 (dataset)", metrics.weighted_f1, ""),
     ]
+    rows += _batch_check(evenly_spaced(dataset, _BATCH))
     return rows
+
+
+def _cli_seconds(arguments: Sequence[str]) -> tuple[float, str]:
+    """Wall time of one `treebrain` process (start-up included) and what it printed."""
+    started = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-c", *_CLI, *arguments], capture_output=True, text=True, check=False
+    )
+    return time.perf_counter() - started, done.stdout
+
+
+def _batch_check(examples: Sequence[DatasetExample]) -> list[BenchRow]:
+    """`treebrain vv check` on programs of the dataset (every category): one process per program,
+    as before batch mode, against all of them in one process (directory argument)."""
+    with tempfile.TemporaryDirectory() as folder:
+        for example in examples:
+            (Path(folder) / f"{example.id}.tdl").write_text(example.tdl_code, encoding="utf-8")
+        one, _ = _cli_seconds(["vv", "check", str(Path(folder) / f"{examples[0].id}.tdl")])
+        batch, printed = _cli_seconds(["vv", "check", folder])
+    summary = re.search(r"^(\d+) programs: .*\((\d+\.\d+) s\)$", printed, re.MULTILINE)
+    checked = int(summary.group(1)) if summary else 0
+    in_process = float(summary.group(2)) if summary else float("nan")
+    return [
+        BenchRow("tdl", "vv check, 1 program per process (wall)", one, "s"),
+        BenchRow(
+            "tdl",
+            f"vv check, {len(examples)} programs in one process (wall)",
+            batch,
+            "s",
+            f"< {_BATCH_GOAL_S:g} s",
+            checked == len(examples) and batch < _BATCH_GOAL_S,
+        ),
+        BenchRow(
+            "tdl",
+            "vv check in one process, per program (start-up excluded)",
+            1000 * in_process / max(checked, 1),
+            "ms",
+        ),
+    ]
 
 
 def _timed_ms(action: Callable[[], object]) -> float:

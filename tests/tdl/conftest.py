@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
+from treebrain.tdl.commands import CommandSet
 from treebrain.tdl.findings import Finding, Level
 from treebrain.tdl.model import ProgramModel
 from treebrain.tdl.pipeline import TdlConfig, analyse_source, load_tdl_config, run_rule_level
@@ -17,6 +18,11 @@ ROBOTS = ("ur10e", "doosan_m1013", "abb_gofa")
 @pytest.fixture(scope="session")
 def config() -> TdlConfig:
     return load_tdl_config()
+
+
+@pytest.fixture(scope="session")
+def commands(config: TdlConfig) -> CommandSet:
+    return config.commands
 
 
 @pytest.fixture(scope="session")

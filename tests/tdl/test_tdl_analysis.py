@@ -43,7 +43,7 @@ def arg(name: str | None, value: float, column: int) -> Argument:
 
 def test_binding_maps_positional_then_keyword_arguments() -> None:
     bound, issues = bind_arguments(
-        [arg(None, 1, 1), arg("c", 3, 5)], params("a", "b", "c", optional=("b",)), False, "Cmd", 1, 1
+        [arg(None, 1, 1), arg("c", 3, 5)], params("a", "b", "c", optional=("b",)), "Cmd", 1, 1
     )
     assert sorted(bound) == ["a", "c"]
     assert issues == []
@@ -54,7 +54,6 @@ def test_binding_reports_every_misfit_with_its_position() -> None:
     _, issues = bind_arguments(
         [arg("velocty", 1, 10), arg(None, 2, 20), arg("a", 3, 30), arg("a", 4, 40)],
         params("a", "velocity", "c"),
-        False,
         "Cmd",
         7,
         3,
@@ -76,11 +75,10 @@ def test_binding_reports_every_misfit_with_its_position() -> None:
     ]
 
 
-def test_too_many_positional_arguments_unless_variadic() -> None:
+def test_too_many_positional_arguments() -> None:
     args = [arg(None, 1, 1), arg(None, 2, 4)]
-    _, issues = bind_arguments(args, params("a"), False, "Cmd", 1, 1)
+    _, issues = bind_arguments(args, params("a"), "Cmd", 1, 1)
     assert [(issue.variant, issue.param) for issue in issues] == [("too_many_arguments", "argument 2")]
-    assert bind_arguments(args, params("a"), True, "Cmd", 1, 1)[1] == []
 
 
 def test_poses_from_define_assign_inline_and_offsets(analyse: Callable[[str], ProgramModel]) -> None:
@@ -90,8 +88,9 @@ def test_poses_from_define_assign_inline_and_offsets(analyse: Callable[[str], Pr
         ("P1", "assign", "PosX", "cartesian", (300.0, 0.0, 50.0), 7),
         (None, "inline", None, "joint", (0.0, -90.0, 90.0), 15),  # the tuple's space comes from MoveJoint
         ("P1", "assign", "PosX", "cartesian", (400.0, 0.0, 60.0), 16),
-        (None, "inline", "PosX", "cartesian", (300.0, 0.0, 150.0), 14),  # P1 + Trans(0, 0, 100, ...)
+        (None, "inline", None, "cartesian", (300.0, 0.0, 150.0), 14),  # P1 + Trans(0, 0, 100, ...)
     ]
+    assert model.poses[4].label == "P1 + Trans(0, 0, 100, 0, 0, 0)"
     assert model.named_poses == {"Home": (0,), "P1": (1, 3)}
     assert model.scalars == {"v": 120.0}
     assert model.other_names == ("P2",)

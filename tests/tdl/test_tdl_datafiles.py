@@ -128,7 +128,7 @@ def test_rule_table_matches_the_implementations() -> None:
     table = load_rule_table()
     configured = set(table.config.rules)
     assert configured == {impl.rule_id for impl in IMPLEMENTED}
-    assert len(configured) == 23  # R-SYN-000..007, R-SAF-001..006, R-CON-001..006, R-DOM-001..003
+    assert len(configured) == 25  # R-SYN-000..008, R-SAF-001..007, R-CON-001..006, R-DOM-001..003
     assert table.scoring.pass_threshold == 0.85
 
 
@@ -136,7 +136,7 @@ def test_rule_table_mismatches_are_all_reported_with_lines(tmp_path: Path) -> No
     text = (default_config_dir() / "rules.yaml").read_text(encoding="utf-8")
     text = text.replace("  R-SYN-000:\n    level: syntax", "  R-SYN-000:\n    level: safety", 1)
     text = text.replace(
-        "{severity: CRITICAL, message: \"Undefined position reference '{name}' at line {line}\"}",
+        "{severity: CRITICAL, message: \"Undefined position reference '{name}' at line {line}{hint}\"}",
         '{severity: CRITICAL, message: "Undefined {pose} at line {line}"}',
         1,
     )
@@ -150,7 +150,9 @@ def test_rule_table_mismatches_are_all_reported_with_lines(tmp_path: Path) -> No
     found = problems(error)
     assert len(found) == 7
     assert any(p.endswith("R-SYN-000 is a syntax rule, not safety") for p in found)
-    assert any("unknown placeholder(s) pose (available: column, command, line, name)" in p for p in found)
+    assert any(
+        "unknown placeholder(s) pose (available: column, command, hint, line, name)" in p for p in found
+    )
     assert any(p.endswith("R-DOM-002 needs parameter 'min_safe_z_mm'") for p in found)
     assert any(p.endswith("R-DOM-002 has no parameter 'min_safe_z'") for p in found)
     assert any(p.endswith("R-SAF-005 lacks variant 'close_without_open'") for p in found)

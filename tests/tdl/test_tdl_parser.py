@@ -105,13 +105,29 @@ def test_missing_parenthesis_is_assumed_and_the_wait_clause_still_read() -> None
 
 
 def test_every_malformed_wait_clause_is_reported() -> None:
-    source = "GOAL G() {\n  SPAWN End() WAIT;\n  SPAWN End();\n  SPAWN End() WITH WIAT;\n  SPAWN End() with WAIT;\n}\n"
+    source = (
+        "GOAL G() {\n  SPAWN End() WAIT;\n  SPAWN End() now;\n  SPAWN End() WITH WIAT;\n"
+        "  SPAWN End() with WAIT;\n}\n"
+    )
     assert issues(source) == [
         ("spawn", 2, 15, "missing WITH before WAIT in SPAWN End"),
-        ("spawn", 3, 14, "SPAWN End(...) is missing 'WITH WAIT' or 'WITH NOWAIT'"),
+        ("spawn", 3, 14, "expected WITH WAIT, WITH NOWAIT or ';' after SPAWN End(...), found 'now'"),
         ("spawn", 4, 20, "expected WAIT or NOWAIT after WITH, found 'WIAT'"),
         ("spawn", 5, 15, "expected WITH, found 'with'"),
     ]
+
+
+def test_a_spawn_without_a_with_clause_runs_nowait_by_default() -> None:
+    source = "GOAL G() {\n  SPAWN Delay(1);\n  SPAWN Delay(2) WITH NOWAIT;\n  SPAWN End() WITH WAIT; SPAWN Stop() }\n"
+    goal = parse_program(source).items[0]
+    assert isinstance(goal, GoalDecl)
+    assert [(s.command, s.wait, s.default_wait) for s in goal.body if isinstance(s, SpawnStmt)] == [
+        ("Delay", False, True),
+        ("Delay", False, False),
+        ("End", True, False),
+        ("Stop", False, True),
+    ]
+    assert issues(source) == [("spawn", 4, 38, "missing ';' after SPAWN Stop(...) (found '}')")]
 
 
 def test_misspelled_keywords_are_named_and_read_as_the_keyword_they_resemble() -> None:

@@ -18,6 +18,7 @@ from treebrain.tdl.pipeline import (
 from treebrain.tdl.report import ValidationLevel, VVReport, report_to_json, report_to_markdown
 from treebrain.tdl.robots import RobotSpec
 from treebrain.tdl.semantic import SemanticOutcome
+from treebrain.tdl.summary import summarise_program
 
 GOOD = (Path(__file__).parent / "programs" / "transfer_ok.tdl").read_text(encoding="utf-8")
 FULL = ValidationLevel.FULL
@@ -99,8 +100,11 @@ def test_a_critical_consistency_finding_fails_the_score(ur10e: RobotSpec, config
     assert summary(report) == ("FAIL", "consistency", 0.0, 100, "Consistency errors detected")
 
 
-def test_warnings_lower_the_score_and_enough_of_them_fail(ur10e: RobotSpec, config: TdlConfig) -> None:
-    one = GOOD.replace("velocity=150, acceleration=100", "velocity=600, acceleration=100", 1)
+def test_consistency_and_domain_warnings_lower_the_score_and_enough_of_them_fail(
+    ur10e: RobotSpec, config: TdlConfig
+) -> None:
+    duplicate = "DEFINE A_Safe_Pose = PosX(400, -200, 250, 180, 0, 180);\n"
+    one = GOOD.replace("DEFINE A_Grasp_Pose", duplicate + "DEFINE A_Grasp_Pose", 1)
     assert summary(check(one, ur10e, config)) == (
         "PASS",
         None,
@@ -108,14 +112,52 @@ def test_warnings_lower_the_score_and_enough_of_them_fail(ur10e: RobotSpec, conf
         83,
         "All checks passed with 1 warning(s) (meaning not checked at STANDARD level)",
     )
-    four = GOOD.replace("velocity=150, acceleration=100", "velocity=600, acceleration=300")
-    assert summary(check(four, ur10e, config)) == (
+    four = GOOD.replace("DEFINE A_Grasp_Pose", duplicate * 4 + "DEFINE A_Grasp_Pose", 1)
+    report = check(four, ur10e, config)
+    assert summary(report) == (
         "FAIL",
-        "safety",
+        "consistency",
         0.8,
         53,
-        "Too many warnings (score 0.80 < 0.85)",
+        "Too many consistency warnings (score 0.80 < 0.85: consistency -0.2)",
     )
+    assert report.costs == {Level.CONSISTENCY: 0.2}
+    markdown = report_to_markdown(report)
+    assert "| consistency | FAIL (score) | 0 | 4 | 0 | -0.2 | 0.000 |" in markdown
+    assert "| safety | pass | 0 | 0 | 0 | 0 | 0.000 |" in markdown
+
+
+def test_safety_warnings_cost_nothing_and_the_verdict_agrees_with_the_rows(
+    ur10e: RobotSpec, config: TdlConfig
+) -> None:
+    """A deliberately slow descent (30 mm/s, below the recommended 50) is advice: the documented
+    score counts consistency and domain findings only."""
+    slow = GOOD.replace("velocity=60, acceleration=50", "velocity=30, acceleration=50")
+    report = check(slow, ur10e, config)
+    assert summary(report) == (
+        "PASS",
+        None,
+        1.0,
+        100,
+        "All checks passed with 4 warning(s) (meaning not checked at STANDARD level)",
+    )
+    assert [f.rule_id for f in report.findings()] == ["R-SAF-002"] * 4
+    assert report.costs == {}
+    duplicates = "DEFINE A_Safe_Pose = PosX(400, -200, 250, 180, 0, 180);\n" * 4
+    mixed = slow.replace("DEFINE A_Grasp_Pose", duplicates + "DEFINE A_Grasp_Pose", 1)
+    report = check(mixed, ur10e, config)
+    assert summary(report)[:3] == ("FAIL", "consistency", 0.8)
+    markdown = report_to_markdown(report)
+    assert "| **FAIL** | STANDARD | ur10e | 0.80 | 53 | consistency |" in markdown
+    assert "| safety | pass | 0 | 4 | 0 | 0 | 0.000 |" in markdown
+    assert "| consistency | FAIL (score) | 0 | 4 | 0 | -0.2 | 0.000 |" in markdown
+    for source in (GOOD, slow, mixed, GOOD.replace("PosX(400, 250, 60,", "PosX(400, 250, -60,")):
+        report = check(source, ur10e, config)
+        states = {level: report.level_state(level) for level in report.results}
+        if report.verdict == "PASS":
+            assert set(states.values()) == {"pass"}
+        else:
+            assert report.level_failed is not None and states[report.level_failed] != "pass"
 
 
 def test_full_level_uses_the_semantic_outcome(ur10e: RobotSpec, config: TdlConfig) -> None:
@@ -169,7 +211,14 @@ def test_the_step_functions_match_validate_program(ur10e: RobotSpec, config: Tdl
     for level in levels_for(ValidationLevel.STANDARD):
         results[level] = run_rule_level(level, model, ur10e, config, FakeClock())
         assert not stops_pipeline(results[level])
-    stepwise = aggregate(ValidationLevel.STANDARD, results, ur10e, config, source_name="p.tdl")
+    stepwise = aggregate(
+        ValidationLevel.STANDARD,
+        results,
+        ur10e,
+        config,
+        source_name="p.tdl",
+        program=summarise_program(model, ur10e),
+    )
     assert stepwise == check(GOOD, ur10e, config)
     with pytest.raises(ValueError, match="not a rule level"):
         run_rule_level(Level.SEMANTIC, model, ur10e, config)

@@ -21,7 +21,8 @@ def test_failing_programs_get_their_critical_and_warning_findings_with_locations
     ]
     undefined = GOOD.replace("target_pose=B_Place_Pose", "target_pose=C_Place_Pose")
     assert check_program(undefined, {}) == [
-        "line 30:34 R-CON-001 Undefined position reference 'C_Place_Pose' at line 30"
+        "line 30:34 R-CON-001 Undefined position reference 'C_Place_Pose' at line 30 "
+        "(did you mean 'B_Place_Pose'?)"
     ]
 
 

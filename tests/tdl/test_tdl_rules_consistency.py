@@ -63,7 +63,12 @@ def test_every_consistency_rule_reports_its_own_findings(findings: Run) -> None:
             21,
             "Consider using consistent velocities for similar motions: same-height moves use 120, 150 mm/s",
         ),
-        ("R-CON-001", "CRITICAL", 22, "Undefined position reference 'C_Safe' at line 22"),
+        (
+            "R-CON-001",
+            "CRITICAL",
+            22,
+            "Undefined position reference 'C_Safe' at line 22 (did you mean 'A_Safe'?)",
+        ),
         (
             "R-CON-002",
             "CRITICAL",

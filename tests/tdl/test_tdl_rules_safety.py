@@ -28,7 +28,7 @@ GOAL G() {
 
 
 def test_reach_floor_and_motion_limits(findings: Run) -> None:
-    unverifiable = "cannot be checked against the robot's reach (not a literal or defined pose)"
+    unverifiable = "cannot be checked against the robot's reach:"
     assert findings(LIMITS, Level.SAFETY) == [
         (
             "R-SAF-001",
@@ -47,14 +47,25 @@ def test_reach_floor_and_motion_limits(findings: Run) -> None:
         ),
         ("R-SAF-002", "CRITICAL", 8, "Velocity 1500 mm/s of MoveLinear is outside safe range [10-1000]"),
         ("R-SAF-003", "CRITICAL", 8, "Acceleration 5 mm/s² of MoveLinear is outside safe range [10-500]"),
-        ("R-SAF-001", "CRITICAL", 9, f"The target_pose of MoveLinear at line 9 {unverifiable}"),
+        (
+            "R-SAF-001",
+            "WARNING",
+            9,
+            f"The target_pose of MoveLinear at line 9 {unverifiable} Off is an offset (Trans), not a position: "
+            "apply it to a pose (P * Trans(...))",
+        ),
         (
             "R-SAF-002",
             "CRITICAL",
             9,
             "Velocity of MoveLinear at line 9 is not a constant and cannot be checked",
         ),
-        ("R-SAF-001", "CRITICAL", 10, f"The target_pose of MoveLinear at line 10 {unverifiable}"),
+        (
+            "R-SAF-001",
+            "WARNING",
+            10,
+            f"The target_pose of MoveLinear at line 10 {unverifiable} GetPose(...) is computed when the program runs",
+        ),
         ("R-SAF-002", "CRITICAL", 11, "Velocity of MoveJoint is 150%, outside (0-100]%"),
         ("R-SAF-002", "CRITICAL", 12, "Velocity 130 deg/s of MoveJoint is outside safe range [1-120]"),
         ("R-SAF-002", "CRITICAL", 13, "Velocity of SetJointVelocity is 0%, outside (0-100]%"),
@@ -107,13 +118,14 @@ def test_assigned_and_inline_poses_are_checked_too(findings: Run) -> None:
             "R-SAF-001",
             "CRITICAL",
             5,
-            "Position inline PosX of MoveLinear at (3000,0,-100) exceeds robot reach of 1300mm (distance 3001.67mm)",
+            "Position P1 + Trans(0, 0, -200, 0, 0, 0) at (3000,0,-100) exceeds robot reach of 1300mm "
+            "(distance 3001.67mm)",
         ),
         (
             "R-SAF-004",
             "CRITICAL",
             5,
-            "Z-coordinate -100mm of inline PosX of MoveLinear is below ground level (z=0)",
+            "Z-coordinate -100mm of P1 + Trans(0, 0, -200, 0, 0, 0) is below ground level (z=0)",
         ),
     ]
 
@@ -143,16 +155,26 @@ GOAL G() {
 def test_gripper_state_and_motion_sequence_warnings(findings: Run) -> None:
     unsafe = "Potentially unsafe motion sequence detected"
     assert findings(SEQUENCE, Level.SAFETY) == [
-        ("R-SAF-005", "WARNING", 5, "Gripper closes at line 5 without having been opened first"),
+        ("R-SAF-005", "WARNING", 5, "Gripper (output 1) closes at line 5 without having been opened first"),
         (
             "R-SAF-005",
             "WARNING",
             6,
-            "Redundant gripper command detected at line 6 (gripper is already closed)",
+            "Redundant gripper command detected at line 6 (gripper on output 1 is already closed)",
         ),
-        ("R-SAF-006", "WARNING", 10, f"{unsafe}: no descent before the grasp"),
+        (
+            "R-SAF-006",
+            "WARNING",
+            10,
+            f"{unsafe}: no descent before the grasp: A_Safe (z=250) is not below A (z=60)",
+        ),
         ("R-SAF-006", "WARNING", 10, f"{unsafe}: no lift after the grasp"),
-        ("R-SAF-006", "WARNING", 13, f"{unsafe}: no descent before the release"),
+        (
+            "R-SAF-006",
+            "WARNING",
+            13,
+            f"{unsafe}: no descent before the release: B_Safe (z=250) is not below A (z=60)",
+        ),
         ("R-SAF-006", "WARNING", 13, f"{unsafe}: no retreat after the release"),
     ]
 
@@ -171,3 +193,10 @@ def test_a_careful_pick_and_place_has_no_safety_findings(findings: Run) -> None:
         "  SPAWN MoveLinear(S, 60, 50, 0, 0) WITH WAIT;\n}\n"
     )
     assert findings(source, Level.SAFETY) == []
+
+
+def test_a_gripper_command_alone_is_not_a_motion_sequence(findings: Run) -> None:
+    source = "GOAL G() {\n  SPAWN SetDigitalOutput(1, 1) WITH WAIT;\n  SPAWN Delay(0.5) WITH WAIT;\n}\n"
+    assert findings(source, Level.SAFETY) == [
+        ("R-SAF-005", "WARNING", 2, "Gripper (output 1) closes at line 2 without having been opened first")
+    ]

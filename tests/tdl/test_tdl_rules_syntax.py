@@ -56,7 +56,12 @@ def test_every_syntax_rule_reports_its_own_findings(findings: Run) -> None:
         ("R-SYN-006", "CRITICAL", 9, "Missing required parameter 'tool' for command 'MoveLinear'"),
         ("R-SYN-006", "CRITICAL", 9, "Missing required parameter 'blending_radius' for command 'MoveLinear'"),
         ("R-SYN-006", "CRITICAL", 10, "Missing required parameter 'duration_sec' for command 'Delay'"),
-        ("R-SYN-006", "WARNING", 10, "Command 'Delay' has no parameter 'duration'"),
+        (
+            "R-SYN-006",
+            "WARNING",
+            10,
+            "Command 'Delay' has no parameter 'duration' (did you mean 'duration_sec'?)",
+        ),
         ("R-SYN-007", "CRITICAL", 11, "If block opened at line 11 is never closed with EndIf"),
         ("R-SYN-007", "CRITICAL", 12, "While block opened at line 12 is never closed with EndWhile"),
         ("R-SYN-007", "CRITICAL", 13, "EndIf at line 13 closes no open block"),
@@ -65,7 +70,8 @@ def test_every_syntax_rule_reports_its_own_findings(findings: Run) -> None:
 
 
 def test_parser_issues_map_to_rules_by_construct(findings: Run) -> None:
-    # the unterminated string runs to the end of line 4, so the ')' on line 5 closes PrintLog
+    # the unterminated string runs to the end of line 4, so the ')' on line 5 closes PrintLog (whose
+    # SPAWN, ending at the ';' with no WITH clause, runs WITH NOWAIT)
     source = (
         "DEFINE A = PosX(1, 2, 3, 0, 0, 0)\n"
         "GOAL G() {\n"
@@ -87,16 +93,17 @@ def test_parser_issues_map_to_rules_by_construct(findings: Run) -> None:
             "Invalid SPAWN command format at line 3: missing WITH before WAIT in SPAWN End",
         ),
         (
+            "R-SYN-005",
+            "WARNING",
+            4,
+            "SPAWN PrintLog(...) at line 4 has no WITH clause: it runs WITH NOWAIT, the default "
+            "(the next command starts without waiting for it)",
+        ),
+        (
             "R-SYN-000",
             "CRITICAL",
             4,
             "Unreadable program text at line 4: unterminated string (a quote is missing before the line ends)",
-        ),
-        (
-            "R-SYN-005",
-            "CRITICAL",
-            5,
-            "Invalid SPAWN command format at line 5: SPAWN PrintLog(...) is missing 'WITH WAIT' or 'WITH NOWAIT'",
         ),
         (
             "R-SYN-001",

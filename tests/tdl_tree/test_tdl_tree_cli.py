@@ -14,11 +14,13 @@ import pytest
 from treebrain.cli import main
 from treebrain.tdl.ablation import ablation
 from treebrain.tdl.dataset import DatasetExample, build_dataset, evenly_spaced, read_dataset, write_dataset
+from treebrain.tdl.findings import Severity
 from treebrain.tdl.pipeline import load_tdl_config, validate_program
 from treebrain.tdl.report import ValidationLevel
 from treebrain.tdl.robots import load_robot_spec, robot_names
 from treebrain.tdl.semantic import build_quick_check_prompt
 from treebrain.tdl.semantic_answers import parse_detailed_analysis, parse_quick_check, semantic_outcome
+from treebrain.tdl.sources import collect_programs
 
 RobotMaker = Callable[..., Path]
 VV = Any  # the `vv` fixture (tests/tdl_tree/conftest.py)
@@ -81,7 +83,6 @@ def test_check_exits_2_on_bad_arguments(tmp_path: Path, vv: VV, capsys: Output) 
     program = write(tmp_path / "ok.tdl", vv.good)
     cases = {
         "missing": ["vv", "check", str(tmp_path / "missing.tdl")],
-        "directory": ["vv", "check", str(tmp_path)],
         "robot": ["vv", "check", str(program), "--robot", "kuka"],
         "instruction": ["vv", "check", str(program), "--level", "FULL"],
         "provider": [
@@ -101,10 +102,10 @@ def test_check_exits_2_on_bad_arguments(tmp_path: Path, vv: VV, capsys: Output) 
         assert main(argv) == 2, name
         errors[name] = capsys.readouterr().err.splitlines()[0]
     assert errors["missing"].endswith("missing.tdl: cannot read the program: No such file or directory")
-    assert errors["directory"] == f"{tmp_path}: is a directory, expected a TDL program file"
     assert "unknown robot 'kuka'" in errors["robot"]
-    assert errors["instruction"].startswith(
-        "<--level>: --level FULL checks the program against its instruction"
+    assert errors["instruction"] == (
+        "<--level>: --level FULL checks the program against its instruction: give --instruction TEXT "
+        "(or a DESCRIPTION or TASK_NAME in the program's header)"
     )
     assert errors["provider"].endswith("--provider: no LLM profile 'gpt9' (profiles: haiku, local, scripted)")
 
@@ -225,3 +226,90 @@ def test_full_level_without_an_answering_llm_never_passes(tmp_path: Path, vv: VV
         "Semantic check unavailable (unreadable answer: exhausted: the scripted"
     )
     assert report["results"]["safety"]["passed"] is True
+
+
+DIALECT = Path(__file__).resolve().parents[1] / "tdl" / "programs" / "dialect"
+
+
+def test_check_many_programs_in_one_process_prints_located_findings_and_a_summary(capsys: Output) -> None:
+    """The CLI's rows are the domain's verdicts, program by program (every fixture, Markdown blocks too)."""
+    robot = load_robot_spec("ur10e")
+    programs = collect_programs([str(DIALECT)])
+    expected = {
+        program.label: validate_program(program.text or "", robot, source_name=program.source_name)
+        for program in programs
+    }
+    assert main(["vv", "check", str(DIALECT), "--robot", "ur10e"]) == 1
+    out = capsys.readouterr().out.splitlines()
+    located = [line for line in out if not line.startswith("|") and line.strip()]
+    assert located[:-1] == [
+        f"{finding.where(report.source_name)}: {finding.severity} {finding.rule_id} {finding.message}"
+        for report in expected.values()
+        for finding in report.findings(Severity.CRITICAL, Severity.WARNING)
+    ]
+    rows = [line for line in out if line.startswith("| ") and "**" in line]
+    assert [row.split(" | ")[0][2:] for row in rows] == list(expected)
+    assert [row.split(" | ")[1] for row in rows] == [f"**{report.verdict}**" for report in expected.values()]
+    passed = sum(report.verdict == "PASS" for report in expected.values())
+    assert re.fullmatch(
+        rf"22 programs: {passed} PASS, {22 - passed} FAIL, 0 not checked \(\d+\.\d\d s\)", located[-1]
+    )
+
+
+def test_check_many_with_json_writes_one_row_per_program_and_unreadable_ones_exit_2(
+    tmp_path: Path, vv: VV, capsys: Output
+) -> None:
+    good = write(tmp_path / "ok.tdl", vv.good)
+    binary = write(tmp_path / "bin.tdl", b"GOAL\n  A\x00")
+    doc = write(
+        tmp_path / "notes.md",
+        f"# Notes\n\n```tdl\n{vv.good.replace('PosX(400, 250, 60,', 'PosX(1400, 250, 60,')}```\n",
+    )
+    assert main(["vv", "check", str(good), str(binary), str(doc), "--json"]) == 2
+    captured = capsys.readouterr()
+    assert captured.err.splitlines() == [
+        f"{binary}:2:4: ERROR binary file (NUL byte): expected TDL program text"
+    ]
+    rows = [json.loads(line) for line in captured.out.splitlines()]
+    assert [(row["program"], row["verdict"], row["level_failed"]) for row in rows] == [
+        (str(good), "PASS", None),
+        (str(binary), "ERROR", None),
+        (f"{doc}:3", "FAIL", "safety"),
+    ]
+    assert (
+        rows[2]["findings"][0]["where"] == f"{doc}:9:23"
+    )  # line 6 of the program, 3 lines down the document
+    assert rows[2]["findings"][0]["rule_id"] == "R-SAF-001"
+    assert rows[0]["gripper"] == "output 1 (robot file: the program switches it between motions)"
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert main(["vv", "check", str(empty)]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"{empty}: ERROR no TDL program (*.tdl) or Markdown file in it"
+    ]
+
+
+def test_check_many_at_full_level_needs_an_instruction_for_each_program(
+    tmp_path: Path, vv: VV, capsys: Output
+) -> None:
+    plain = write(tmp_path / "plain.tdl", vv.good)
+    other = write(tmp_path / "other.tdl", vv.good)
+    assert main(["vv", "check", str(plain), str(other), "--level", "FULL"]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"{program}: ERROR --level FULL checks the program against its instruction: give --instruction TEXT "
+        "(or a DESCRIPTION or TASK_NAME in the program's header)"
+        for program in (plain, other)
+    ]
+
+
+def test_full_level_takes_the_instruction_from_the_programs_header(
+    tmp_path: Path, vv: VV, make_robot: RobotMaker, capsys: Output
+) -> None:
+    described = f'HEADER\n  TASK_NAME: "Transfer"\n  DESCRIPTION: "{vv.instruction}"\nEND_HEADER\n{vv.good}'
+    program = write(tmp_path / "described.tdl", described)
+    request = build_quick_check_prompt(vv.instruction, described, load_tdl_config().prompts).request
+    robot = make_robot({"match": re.escape(request), "text": vv.quick("PASS", 95)})
+    assert main(["vv", "check", str(program), "--level", "FULL", "--verifier", str(robot), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert (report["verdict"], report["semantic"]["confidence"]) == ("PASS", 95)
+    assert (report["program"]["task_name"], report["program"]["description"]) == ("Transfer", vv.instruction)

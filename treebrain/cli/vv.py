@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +24,14 @@ from treebrain.behaviours.llm.service import LLMService, choose_default_profile
 from treebrain.cli.common import EXIT_FAILURE, EXIT_OK
 from treebrain.errors import InputError
 from treebrain.tdl.ablation import ablation
+from treebrain.tdl.batch import (
+    BatchRow,
+    batch_markdown,
+    error_row,
+    exit_code,
+    row_from_report,
+    unverified_row,
+)
 from treebrain.tdl.datafile import default_config_dir
 from treebrain.tdl.dataset import (
     DatasetExample,
@@ -31,12 +40,15 @@ from treebrain.tdl.dataset import (
     read_dataset,
     write_dataset,
 )
+from treebrain.tdl.header import read_header
 from treebrain.tdl.metrics import evaluate
 from treebrain.tdl.pipeline import load_tdl_config
 from treebrain.tdl.report import ValidationLevel, VVReport
 from treebrain.tdl.robots import load_robot_spec, robot_names
 from treebrain.tdl.semantic import SemanticOutcome
 from treebrain.tdl.source import read_program_file
+from treebrain.tdl.sources import collect_programs, is_batch
+from treebrain.tdl.summary import header_instruction
 from treebrain.tdl.tables import ablation_markdown, evaluation_markdown
 from treebrain.trees import TreebrainTree, load_tree
 from treebrain.trees.runner import Runner
@@ -46,6 +58,10 @@ VERIFIER = ROBOTS_DIR / "vv.yaml"
 EVALUATOR = ROBOTS_DIR / "vv_eval.yaml"
 TICK_HZ = 100.0
 LEVELS = [level.value for level in ValidationLevel]
+FULL_NEEDS = (
+    "--level FULL checks the program against its instruction: give --instruction TEXT "
+    "(or a DESCRIPTION or TASK_NAME in the program's header)"
+)
 
 
 def open_verifier(path: Path, profile: str | None) -> TreebrainTree:
@@ -71,34 +87,83 @@ def why_no_report(tree: TreebrainTree) -> str:
 
 
 # --- vv check ---------------------------------------------------------------------------------------
+def _instruction(args: argparse.Namespace, source: str) -> str:
+    """--instruction, else what the program's header says it does (DESCRIPTION, TASK_NAME)."""
+    declared = header_instruction(read_header(source)[0])
+    return args.instruction or (declared[0] if declared else "")
+
+
+def _inputs(args: argparse.Namespace, source: str, source_name: str, instruction: str) -> dict[str, Any]:
+    return {
+        "/vv/source": source,
+        "/vv/source_name": source_name,
+        "/vv/robot_name": args.robot,
+        "/vv/level": args.level,
+        "/vv/instruction": instruction,
+    }
+
+
+def _report(tree: TreebrainTree) -> VVReport | None:
+    report: VVReport | None = tree.blackboard.get("/vv/report", "treebrain vv", None)
+    return report
+
+
 def cmd_check(args: argparse.Namespace) -> int:
-    source = read_program_file(args.program)
+    if is_batch(args.programs):
+        return check_many(args)
+    program = args.programs[0]
+    source = read_program_file(program)
     load_robot_spec(args.robot)
-    if args.level == ValidationLevel.FULL and not args.instruction:
-        raise InputError.single(
-            "--level FULL checks the program against its instruction: give --instruction TEXT", "<--level>"
-        )
+    instruction = _instruction(args, source)
+    if args.level == ValidationLevel.FULL and not instruction:
+        raise InputError.single(FULL_NEEDS, "<--level>")
     tree = open_verifier(args.verifier, args.provider)
     try:
-        run_once(
-            tree,
-            {
-                "/vv/source": source,
-                "/vv/source_name": str(args.program),
-                "/vv/robot_name": args.robot,
-                "/vv/level": args.level,
-                "/vv/instruction": args.instruction,
-            },
-        )
-        report: VVReport | None = tree.blackboard.get("/vv/report", "treebrain vv", None)
+        run_once(tree, _inputs(args, source, program, instruction))
+        report = _report(tree)
         if report is None:
-            print(f"{args.program}: not verified: {why_no_report(tree)}", file=sys.stderr)
+            print(f"{program}: not verified: {why_no_report(tree)}", file=sys.stderr)
             return EXIT_FAILURE
         key = "/vv/report_json" if args.json else "/vv/report_markdown"
         print(str(tree.blackboard.get(key, "treebrain vv")).rstrip("\n"))
     finally:
         tree.close()
     return EXIT_OK if report.verdict == "PASS" else EXIT_FAILURE
+
+
+def check_many(args: argparse.Namespace) -> int:
+    """Every program the arguments name, through one verification tree: located findings and a
+    summary table, or one JSON row per program."""
+    started = time.perf_counter()
+    load_robot_spec(args.robot)
+    rows: list[BatchRow] = []
+    tree = open_verifier(args.verifier, args.provider)
+    try:
+        for program in collect_programs(args.programs):
+            if program.text is None:
+                rows.append(error_row(program.label, program.problems))
+                continue
+            instruction = _instruction(args, program.text)
+            if args.level == ValidationLevel.FULL and not instruction:
+                rows.append(error_row(program.label, message=FULL_NEEDS))
+                continue
+            run_once(tree, _inputs(args, program.text, program.source_name, instruction))
+            report = _report(tree)
+            rows.append(
+                row_from_report(program.label, report)
+                if report is not None
+                else unverified_row(program.label, why_no_report(tree))
+            )
+    finally:
+        tree.close()
+    for problem in (problem for row in rows for problem in row.problems):
+        print(problem, file=sys.stderr)
+    if args.json:
+        for row in rows:
+            print(row.model_dump_json())
+    else:
+        print(batch_markdown(rows, time.perf_counter() - started).rstrip("\n"))
+    return exit_code(rows)
 
 
 # --- vv dataset -------------------------------------------------------------------------------------
@@ -231,15 +296,29 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     vv = commands.add_parser("vv", help="verify TDL robot programs before they run (see docs/tdl.md)")
     actions = vv.add_subparsers(dest="vv_command", required=True)
     check = actions.add_parser(
-        "check", help="verify one program: exit 0 PASS, 1 FAIL, 2 unreadable input", description=__doc__
+        "check",
+        help="verify programs: exit 0 all PASS, 1 a FAIL, 2 unreadable input",
+        description=__doc__,
     )
-    check.add_argument("program", type=Path, help="the TDL program file")
+    check.add_argument(
+        "programs",
+        nargs="+",
+        metavar="PROGRAM",
+        help="TDL program files, directories, glob patterns or Markdown documents with ```tdl blocks; "
+        "more than one program gives a summary table (--json: one JSON row per program)",
+    )
     check.add_argument(
         "--robot", default="ur10e", help="ur10e, m1013 (doosan_m1013), gofa (abb_gofa) or a spec file"
     )
     check.add_argument("--level", type=str.upper, choices=LEVELS, default=ValidationLevel.STANDARD.value)
-    check.add_argument("--instruction", default="", help="what the program should do (needed at FULL)")
-    check.add_argument("--json", action="store_true", help="print the report as JSON instead of Markdown")
+    check.add_argument(
+        "--instruction",
+        default="",
+        help="what the program should do (needed at FULL, else the header's DESCRIPTION or TASK_NAME)",
+    )
+    check.add_argument(
+        "--json", action="store_true", help="print the report as JSON (many programs: one row per line)"
+    )
     _provider_option(check)
     check.add_argument("--verifier", type=Path, default=VERIFIER, help="robot file of the verification tree")
     check.set_defaults(handler=cmd_check)

@@ -63,7 +63,13 @@ def ablation(
     with_llm = [e for e in with_rules if e.id in llm]
     hybrid_reports = {
         e.id: aggregate(
-            ValidationLevel.FULL, rule_reports[e.id].results, robots[e.robot], config, llm[e.id], e.id
+            ValidationLevel.FULL,
+            rule_reports[e.id].results,
+            robots[e.robot],
+            config,
+            llm[e.id],
+            e.id,
+            rule_reports[e.id].program,
         )
         for e in with_llm
     }

@@ -11,19 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
 from treebrain.tdl.binding import bind_arguments, classify, expression_text, fingerprint
 from treebrain.tdl.commands import POSE_ROLES, CommandSet, CommandSpec, ParamSpec
 from treebrain.tdl.execution import canonical_name, execution_trace, goal_infos, phase_order
-from treebrain.tdl.model import (
-    DefineEntry,
-    Invocation,
-    PoseDef,
-    PoseOrigin,
-    ProgramModel,
-    SignatureIssue,
-    Target,
-)
+from treebrain.tdl.model import DefineEntry, Invocation, ProgramModel, SignatureIssue, Target, TargetStatus
 from treebrain.tdl.nodes import (
     Argument,
     AssignStmt,
@@ -41,44 +34,19 @@ from treebrain.tdl.nodes import (
     StringLit,
     TupleExpr,
 )
-from treebrain.tdl.values import PoseLiteral, constant, offset_sum, pose_literal, shifted
-
-
-@dataclass
-class _PoseDraft:
-    name: str | None
-    origin: PoseOrigin
-    literal: PoseLiteral
-    line: int
-    column: int
-    command: str | None = None
-    space: str = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.space = self.literal.space
-
-    def freeze(self) -> PoseDef:
-        return PoseDef(
-            name=self.name,
-            origin=self.origin,
-            pose_type=self.literal.pose_type,
-            space=self.space,
-            values=self.literal.values,
-            keywords=self.literal.keywords,
-            line=self.line,
-            column=self.column,
-            command=self.command,
-        )
+from treebrain.tdl.pose_table import PoseDraft, PoseTable
+from treebrain.tdl.poses import Unknowable
+from treebrain.tdl.values import pose_literal
 
 
 @dataclass
 class _Pending:
-    """A target naming a pose (optionally shifted by an offset), resolved after all poses are known."""
+    """A target naming a pose (`name`) or computing one (`expr`), resolved after all poses are known."""
 
     invocation: int
     role: str
-    name: str
-    offset: PoseLiteral | None
+    name: str | None
+    expr: Expr | None
     line: int
     column: int
 
@@ -101,11 +69,8 @@ class _Analyser:
                 self.goal_decls[item.name] = item
             elif isinstance(item, CommandDecl):
                 self.declared.setdefault(item.name, item)
-        self.poses: list[_PoseDraft] = []
-        self.named: dict[str, list[int]] = {}
-        self.aliases: dict[str, str] = {}
-        self.scalars: dict[str, float] = {}
-        self.other_names: set[str] = set()
+        self.table = PoseTable(commands)
+        self.scalars = self.table.scalars
         self.labels: set[str] = set()
         self.defines: list[DefineEntry] = []
         self.invocations: list[_InvocationDraft] = []
@@ -126,7 +91,10 @@ class _Analyser:
             if isinstance(statement, DefineStmt):
                 self.define(statement)
             elif isinstance(statement, SpawnStmt):
-                self.invoke(statement.command, statement.args, goal, "spawn", statement.wait, statement)
+                index = self.invoke(
+                    statement.command, statement.args, goal, "spawn", statement.wait, statement
+                )
+                self.invocations[index].fields["default_wait"] = statement.default_wait
             elif isinstance(statement, CallStmt):
                 self.invoke(statement.command, statement.args, goal, "call", None, statement)
                 if statement.body is not None:
@@ -134,9 +102,9 @@ class _Analyser:
             elif isinstance(value := statement.value, CallExpr) and self.is_command(value.name):
                 index = self.invoke(value.name, value.args, goal, "assign", None, statement)
                 self.invocations[index].fields["assigns"] = statement.target
-                self.other_names.add(statement.target)
+                self.table.runtime_value(statement.target, value)
             else:
-                self.bind_name(statement.target, value, "assign", value.line, value.column)
+                self.table.bind(statement.target, value, "assign")
 
     def is_command(self, name: str) -> bool:
         if self.commands.pose_type(name) is not None:
@@ -149,11 +117,15 @@ class _Analyser:
 
     def define(self, statement: DefineStmt) -> None:
         literal = pose_literal(statement.value, self.commands, self.scalars)
+        pose = self.table.bind(statement.name, statement.value, "define")
+        kind: Literal["pose", "tuple", "number", "other"]
         if literal is not None and literal.pose_type is not None:
             kind = "pose"
         elif isinstance(statement.value, TupleExpr | ListExpr):
             kind = "tuple"
-        elif constant(statement.value, self.scalars) is not None:
+        elif pose is not None:
+            kind = "pose"  # pose arithmetic: P * Trans(...)
+        elif statement.name in self.scalars:
             kind = "number"
         else:
             kind = "other"
@@ -167,30 +139,6 @@ class _Analyser:
                 fingerprint=fingerprint(statement.value),
             )
         )
-        self.bind_name(
-            statement.name, statement.value, "define", statement.value.line, statement.value.column
-        )
-
-    def bind_name(self, name: str, value: Expr, origin: PoseOrigin, line: int, column: int) -> int | None:
-        """Record what `name` is bound to; returns the pose index when it is a pose."""
-        literal = pose_literal(value, self.commands, self.scalars)
-        if literal is None and (split := offset_sum(value, self.commands, self.scalars)) is not None:
-            base, offset = split
-            base_literal = pose_literal(base, self.commands, self.scalars)
-            if base_literal is not None:
-                literal = base_literal._replace(values=shifted(base_literal.values, offset.values))
-        if literal is not None:
-            self.poses.append(_PoseDraft(name, origin, literal, line, column))
-            self.named.setdefault(name, []).append(len(self.poses) - 1)
-            return len(self.poses) - 1
-        number = constant(value, self.scalars)
-        if number is not None:
-            self.scalars[name] = number
-        elif isinstance(value, NameRef | StringLit) and name != expression_text(value):
-            self.aliases[name] = expression_text(value)
-        else:
-            self.other_names.add(name)
-        return None
 
     def invoke(
         self,
@@ -224,7 +172,7 @@ class _Analyser:
         elif name in self.declared:
             decl = self.declared[name]
             params = [ParamSpec(name=param, required=param not in decl.optional) for param in decl.params]
-            bound, issues = bind_arguments(args, params, False, name, where.line, where.column)
+            bound, issues = bind_arguments(args, params, name, where.line, where.column)
             self.signature_issues.extend(issues)
             fields.update(kind="declared", resolved=name, args=bound)
         else:
@@ -239,7 +187,7 @@ class _Analyser:
         args: tuple[Argument, ...],
         where: SpawnStmt | CallStmt | AssignStmt,
     ) -> None:
-        bound, issues = bind_arguments(args, spec.params, spec.variadic, command, where.line, where.column)
+        bound, issues = bind_arguments(args, spec.params, command, where.line, where.column)
         self.signature_issues.extend(issues)
         draft.fields["args"] = bound
         for param in spec.params:
@@ -268,91 +216,65 @@ class _Analyser:
         if destination is not None and source is not None:
             name = expression_text(destination)
             draft.fields["assigns"] = name
-            draft.fields["assigned_pose"] = self.bind_name(name, source, "assign", source.line, source.column)
+            draft.fields["assigned_pose"] = self.table.bind(name, source, "assign")
 
     def target(
         self, invocation: int, role: str, value: Expr, command: str, spec: CommandSpec
     ) -> Target | _Pending:
         literal = pose_literal(value, self.commands, self.scalars)
         if literal is not None:
-            draft = _PoseDraft(None, "inline", literal, value.line, value.column, command)
+            draft = PoseDraft(None, "inline", literal, value.line, value.column, command)
             if draft.space == "unknown" and spec.space is not None:
                 draft.space = spec.space
-            self.poses.append(draft)
+            index = self.table.add(draft)
             return Target(
-                role=role,
-                name=None,
-                status="literal",
-                pose=len(self.poses) - 1,
-                line=value.line,
-                column=value.column,
+                role=role, name=None, status="literal", pose=index, line=value.line, column=value.column
             )
         if isinstance(value, NameRef | StringLit):
             return _Pending(invocation, role, expression_text(value), None, value.line, value.column)
-        split = offset_sum(value, self.commands, self.scalars)
-        if split is not None and isinstance(split[0], NameRef | StringLit):
-            return _Pending(invocation, role, expression_text(split[0]), split[1], value.line, value.column)
-        return Target(role=role, name=None, status="unresolvable", line=value.line, column=value.column)
+        return _Pending(invocation, role, None, value, value.line, value.column)
 
     # --- pass 2: resolve names -----------------------------------------------------------------
-    def canonical_name(self, name: str) -> str:
-        return canonical_name(name, self.aliases)
-
-    def static_pose(self, name: str) -> int | None:
-        indices = self.named.get(self.canonical_name(name))
-        if not indices:
-            return None
-        defined = [index for index in indices if self.poses[index].origin == "define"]
-        return (defined or indices)[0]
-
     def resolve(self, pending: _Pending) -> Target:
         if pending.role == "label_ref":
             status = "defined" if pending.name in self.labels else "undefined"
             return Target(
                 role=pending.role, name=pending.name, status=status, line=pending.line, column=pending.column
             )
-        spec_space = self.invocations[pending.invocation].fields.get("space")
-        index = self.static_pose(pending.name)
-        if index is None:
-            canonical = self.canonical_name(pending.name)
-            known = canonical in self.scalars or canonical in self.other_names or canonical in self.goal_decls
-            status = "unresolvable" if known else "undefined"
-            return Target(
-                role=pending.role, name=pending.name, status=status, line=pending.line, column=pending.column
-            )
-        pose = self.poses[index]
-        if pose.space == "unknown" and isinstance(spec_space, str):
-            for same_name in self.named.get(self.canonical_name(pending.name), []):
-                if self.poses[same_name].space == "unknown":
-                    self.poses[same_name].space = spec_space
-        if pending.offset is not None:
-            literal = pose.literal._replace(values=shifted(pose.literal.values, pending.offset.values))
-            derived = _PoseDraft(
-                None,
-                "inline",
-                literal,
-                pending.line,
-                pending.column,
-                str(self.invocations[pending.invocation].fields["command"]),
-            )
-            derived.space = pose.space
-            self.poses.append(derived)
+        fields = self.invocations[pending.invocation].fields
+        spec_space = fields.get("space")
+        if pending.expr is not None:
+            result = self.table.evaluate(pending.expr, self.table.static)
+            space = spec_space if isinstance(spec_space, str) else None
+            return self.table.target(pending.role, result, pending.expr, str(fields["command"]), space)
+        name = pending.name or ""
+
+        def target(status: TargetStatus, pose: int | None = None, reason: Unknowable | None = None) -> Target:
+            undefined = reason.undefined if reason else None
             return Target(
                 role=pending.role,
-                name=None,
-                status="literal",
-                pose=len(self.poses) - 1,
+                name=undefined or name,
+                status="undefined" if undefined else status,
+                pose=pose,
+                reason=None if reason is None or undefined else reason.reason,
                 line=pending.line,
                 column=pending.column,
             )
-        return Target(
-            role=pending.role,
-            name=pending.name,
-            status="defined",
-            pose=index,
-            line=pending.line,
-            column=pending.column,
-        )
+
+        index = self.table.static_pose(name)
+        if index is None:
+            reason = self.table.not_a_pose(name)
+            if reason is None and name in self.goal_decls:
+                reason = Unknowable(f"'{name}' is a GOAL, not a pose")
+            return target("undefined") if reason is None else target("unresolvable", reason=reason)
+        pose = self.table.poses[index]
+        if pose.unknown is not None:
+            return target("unresolvable", reason=pose.unknown)
+        if pose.space == "unknown" and isinstance(spec_space, str):
+            for same_name in self.table.named.get(canonical_name(name, self.table.aliases), []):
+                if self.table.poses[same_name].space == "unknown":
+                    self.table.poses[same_name].space = spec_space
+        return target("defined", pose=index)
 
     def freeze_invocations(self) -> list[Invocation]:
         frozen: list[Invocation] = []
@@ -367,23 +289,24 @@ def analyse_program(parsed: ParsedProgram, commands: CommandSet) -> ProgramModel
     analyser = _Analyser(parsed, commands)
     analyser.collect()
     invocations = analyser.freeze_invocations()
+    table = analyser.table
     defined = {}
-    for name, indices in analyser.named.items():
-        first = next((index for index in indices if analyser.poses[index].origin == "define"), None)
+    for name, indices in table.named.items():
+        first = next((index for index in indices if table.poses[index].origin == "define"), None)
         if first is not None:
             defined[name] = first
     steps, truncated, entries = execution_trace(
-        invocations, analyser.by_goal, list(analyser.goal_decls), defined, analyser.aliases
+        invocations, analyser.by_goal, list(analyser.goal_decls), defined, table.aliases
     )
     goals = goal_infos(parsed, invocations, analyser.by_goal)
     return ProgramModel(
         parsed=parsed,
         goals=tuple(goals),
         defines=tuple(analyser.defines),
-        poses=tuple(pose.freeze() for pose in analyser.poses),
-        named_poses={name: tuple(indices) for name, indices in analyser.named.items()},
-        scalars=analyser.scalars,
-        other_names=tuple(sorted(analyser.other_names | set(analyser.aliases))),
+        poses=table.freeze(),
+        named_poses={name: tuple(indices) for name, indices in table.named.items()},
+        scalars=table.scalars,
+        other_names=tuple(sorted(table.other_names | set(table.aliases))),
         invocations=tuple(invocations),
         signature_issues=tuple(analyser.signature_issues),
         trace=tuple(steps),

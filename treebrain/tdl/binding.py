@@ -6,9 +6,55 @@ from collections.abc import Mapping, Sequence
 
 from treebrain.tdl.commands import CommandSpec, ParamSpec
 from treebrain.tdl.model import SignatureIssue
-from treebrain.tdl.nodes import Argument, CallExpr, Expr, ListExpr, NameRef, NumberLit, StringLit, TupleExpr
-from treebrain.tdl.spelling import closest_name
+from treebrain.tdl.nodes import (
+    Argument,
+    BinaryExpr,
+    CallExpr,
+    Expr,
+    ListExpr,
+    NameRef,
+    NumberLit,
+    StringLit,
+    TupleExpr,
+    UnaryExpr,
+)
+from treebrain.tdl.reader import BINARY_PRECEDENCE
+from treebrain.tdl.spelling import suggest_name
 from treebrain.tdl.values import constant
+
+_MAX_RENDERED = 80
+
+
+def render(expr: Expr) -> str:
+    """An expression as source text with normalised spacing (``P1 * Trans(0, 0, 100, 0, 0, 0)``),
+    cut at 80 characters, for messages and labels."""
+    text = _render(expr)
+    return text if len(text) <= _MAX_RENDERED else text[: _MAX_RENDERED - 3] + "..."
+
+
+def _render(expr: Expr) -> str:
+    if isinstance(expr, NumberLit):
+        return expr.text
+    if isinstance(expr, StringLit):
+        return f'"{expr.value}"'
+    if isinstance(expr, NameRef):
+        return expr.name
+    if isinstance(expr, CallExpr):
+        inner = ", ".join(f"{a.name}={_render(a.value)}" if a.name else _render(a.value) for a in expr.args)
+        return f"{expr.name}({inner})"
+    if isinstance(expr, TupleExpr | ListExpr):
+        inner = ", ".join(_render(item) for item in expr.items)
+        return f"({inner})" if isinstance(expr, TupleExpr) else f"[{inner}]"
+    if isinstance(expr, UnaryExpr):
+        operand = _render(expr.operand)
+        return f"{expr.op}({operand})" if isinstance(expr.operand, BinaryExpr) else f"{expr.op}{operand}"
+    precedence = BINARY_PRECEDENCE.get(expr.op, 0)
+    left, right = _render(expr.left), _render(expr.right)
+    if isinstance(expr.left, BinaryExpr) and BINARY_PRECEDENCE.get(expr.left.op, 0) < precedence:
+        left = f"({left})"
+    if isinstance(expr.right, BinaryExpr) and BINARY_PRECEDENCE.get(expr.right.op, 0) <= precedence:
+        right = f"({right})"
+    return f"{left} {expr.op} {right}"
 
 
 def fingerprint(expr: Expr) -> str:
@@ -27,13 +73,12 @@ def fingerprint(expr: Expr) -> str:
         return f"{expr.name}({inner})"
     if isinstance(expr, TupleExpr | ListExpr):
         return "(" + ",".join(fingerprint(item) for item in expr.items) + ")"
-    return expr.model_dump_json(exclude={"line", "column"})
+    return _render(expr)
 
 
 def bind_arguments(
     args: Sequence[Argument],
     params: Sequence[ParamSpec],
-    variadic: bool,
     command: str,
     line: int,
     column: int,
@@ -64,7 +109,7 @@ def bind_arguments(
                 if names[position] in bound:
                     issue("duplicate_parameter", names[position], arg)
                 bound[names[position]] = arg.value
-            elif not variadic:
+            else:
                 issue("too_many_arguments", f"argument {position + 1}", arg)
             continue
         seen_keyword = True
@@ -77,7 +122,7 @@ def bind_arguments(
                 "unknown_parameter",
                 arg.name,
                 arg,
-                closest_name(arg.name, [n for n in names if n not in bound]),
+                suggest_name(arg.name, [n for n in names if n not in bound]),
             )
     for param in params:
         if param.required and param.name not in bound:

@@ -28,6 +28,7 @@ Role = Literal[
     "io_port",
     "io_value",
     "duration",
+    "weight",
     "assign_target",
     "assign_source",
     "label_name",
@@ -58,13 +59,19 @@ class FlowSpec(_Frozen):
 
 
 class CommandSpec(_Frozen):
-    """A command's category, motion space and ordered parameters (positional order = list order)."""
+    """A command's category, motion space and ordered parameters (positional order = list order).
+
+    `motion` is ``async`` for a motion that returns before the arm arrives (AMove*) and ``wait`` for
+    the command that waits for such motions (MotionWait); `extension` says where a command that is
+    not in the published command set comes from.
+    """
 
     category: Literal["motion", "config", "io", "system", "variable", "flow", "application", "force"]
     space: Literal["joint", "cartesian"] | None = None
     params: tuple[ParamSpec, ...] = ()
-    variadic: bool = False
     flow: FlowSpec | None = None
+    motion: Literal["async", "wait"] | None = None
+    extension: str | None = None
 
     @model_validator(mode="after")
     def _unique_params(self) -> CommandSpec:
@@ -87,11 +94,13 @@ class CommandSpec(_Frozen):
 
 
 class PoseTypeSpec(_Frozen):
-    """A pose constructor such as PosX: its space and its positional parameter names."""
+    """A pose constructor such as PosX: its space, its positional parameter names and, for one that is
+    not in the published command set, where it comes from."""
 
     space: Space
     params: tuple[str, ...]
     optional: tuple[str, ...] = ()
+    extension: str | None = None
 
 
 class CommandSet(_Frozen):

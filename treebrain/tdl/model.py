@@ -29,6 +29,8 @@ class PoseDef(_Frozen):
 
     `values` holds the positional coordinates, None where a value is not a numeric constant;
     `space` is ``unknown`` for a bare tuple until a command using it tells joint from Cartesian.
+    A pose computed by pose arithmetic (``P * Trans(...)``) keeps its source text in `expression`;
+    when it cannot be computed before the program runs, `values` is empty and `unknown` says why.
     """
 
     name: str | None
@@ -40,10 +42,12 @@ class PoseDef(_Frozen):
     line: int
     column: int
     command: str | None = None
+    expression: str | None = None
+    unknown: str | None = None
 
     @property
     def label(self) -> str:
-        return self.name or f"inline {self.pose_type or 'pose'} of {self.command}"
+        return self.name or self.expression or f"inline {self.pose_type or 'pose'} of {self.command}"
 
     @cached_property
     def xyz(self) -> tuple[float, float, float] | None:
@@ -68,12 +72,14 @@ class DefineEntry(_Frozen):
 
 
 class Target(_Frozen):
-    """A pose-valued argument of an invocation and how it resolves statically."""
+    """A pose-valued argument of an invocation and how it resolves statically; for an
+    ``unresolvable`` target, `reason` says why its pose cannot be known before the program runs."""
 
     role: str
     name: str | None
     status: TargetStatus
     pose: int | None = None
+    reason: str | None = None
     line: int
     column: int
 
@@ -83,6 +89,8 @@ class Invocation(_Frozen):
 
     `kind` is ``command`` (in the command set), ``goal`` (spawning a GOAL), ``declared`` (a
     ``COMMAND`` declared in the program) or ``unknown``. `args` maps parameter names to expressions.
+    `wait` is whether a SPAWN waits (None when its clause is malformed or it is not a SPAWN);
+    `default_wait` is True when no WITH clause was written and NOWAIT applies by default.
     `action` classifies what it does for the sequence rules; for a digital output, `output` holds
     its constant port and value (None where not constant).
     """
@@ -96,6 +104,7 @@ class Invocation(_Frozen):
     goal: str
     via: Literal["spawn", "call", "assign"]
     wait: bool | None = None
+    default_wait: bool = False
     line: int
     column: int
     args: dict[str, Expr] = {}

@@ -12,6 +12,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from treebrain.tdl.header import ProgramHeader
+
 
 class Node(BaseModel):
     model_config = ConfigDict(frozen=True)
@@ -90,12 +92,18 @@ class DefineStmt(Node):
 
 
 class SpawnStmt(Node):
-    """``SPAWN Command(args) WITH WAIT|NOWAIT;``; `wait` is None when the WITH clause is missing."""
+    """``SPAWN Command(args) WITH WAIT|NOWAIT;``.
+
+    `wait` is None when the WITH clause is malformed. A SPAWN written with no clause at all runs
+    WITH NOWAIT (the default the team's TDL-to-vendor mapping applies): `wait` is False and
+    `default_wait` True, so a rule can say the default was applied.
+    """
 
     kind: Literal["spawn"] = "spawn"
     command: str
     args: tuple[Argument, ...] = ()
     wait: bool | None = None
+    default_wait: bool = False
 
 
 class CallStmt(Node):
@@ -161,12 +169,13 @@ class SyntaxIssue(BaseModel):
 
 
 class ParsedProgram(BaseModel):
-    """The syntax tree of a whole program and every syntax issue met while reading it."""
+    """The syntax tree of a whole program, its metadata header and every syntax issue met reading it."""
 
     model_config = ConfigDict(frozen=True)
 
     source_name: str = ""
     line_count: int
+    header: ProgramHeader = ProgramHeader()
     items: tuple[TopLevel, ...] = ()
     issues: tuple[SyntaxIssue, ...] = ()
 

@@ -2,10 +2,11 @@
 
 Grammar (what the validation spec and LLM-written TDL use)::
 
-    program   := (DEFINE name '=' expr ';' | GOAL name '(' params ')' block
+    program   := [header] (DEFINE name '=' expr ';' | GOAL name '(' params ')' block
                   | COMMAND name '(' params ')' '{' ...ignored... '}')*
+    header    := HEADER (KEY ':' value)* END_HEADER | (KEY ':' value)*   -- treebrain.tdl.header
     block     := '{' statement* '}'
-    statement := SPAWN name '(' args ')' WITH (WAIT|NOWAIT) ';'
+    statement := SPAWN name '(' args ')' [WITH (WAIT|NOWAIT)] ';'   -- no WITH: NOWAIT
                | name '(' args ')' (';' | block)        -- End(); If(c) { ... }
                | name '=' expr ';'                      -- P1 = PosX(...);
                | DEFINE ... ';'
@@ -20,6 +21,7 @@ Nesting is capped so hostile input cannot exhaust the Python stack.
 
 from __future__ import annotations
 
+from treebrain.tdl.header import read_header
 from treebrain.tdl.lexer import Token, tokenize
 from treebrain.tdl.nodes import (
     Argument,
@@ -317,11 +319,22 @@ class _Parser(TokenReader):
             args = self.call_arguments()
         else:
             self.report(f"expected '(' after SPAWN {name_token.text}, found {describe(self.peek())}")
-        wait = self.wait_clause(name_token.text)
+        default_wait = self.at_clause_end()
+        wait = False if default_wait else self.wait_clause(name_token.text)
         self.expect_semicolon(f"SPAWN {name_token.text}(...)")
         return SpawnStmt(
-            command=name_token.text, args=args, wait=wait, line=keyword.line, column=keyword.column
+            command=name_token.text,
+            args=args,
+            wait=wait,
+            default_wait=default_wait,
+            line=keyword.line,
+            column=keyword.column,
         )
+
+    def at_clause_end(self) -> bool:
+        """No WITH clause at all: the statement ends here (``SPAWN Cmd(...);``)."""
+        token = self.peek()
+        return token.kind == "op" and token.text in ";}"
 
     def wait_clause(self, command: str) -> bool | None:
         token = self.peek()
@@ -334,7 +347,11 @@ class _Parser(TokenReader):
             self.report(f"missing WITH before {token.text} in SPAWN {command}")
         else:
             line, column = self.previous_end()
-            self.report_at(line, column, f"SPAWN {command}(...) is missing 'WITH WAIT' or 'WITH NOWAIT'")
+            self.report_at(
+                line,
+                column,
+                f"expected WITH WAIT, WITH NOWAIT or ';' after SPAWN {command}(...), found {describe(token)}",
+            )
             return None
         option = self.peek()
         if option.kind == "keyword" and option.text in ("WAIT", "NOWAIT"):
@@ -356,7 +373,8 @@ def statement_name(statement: CallStmt | AssignStmt) -> str:
 def parse_program(source: str | bytes, source_name: str = "") -> ParsedProgram:
     """Parse TDL `source` (text, or bytes decoded as UTF-8) into a tree plus every syntax issue."""
     decoded = decode_source(source)
-    tokens, lex_issues = tokenize(decoded.text)
+    header, text = read_header(decoded.text)
+    tokens, lex_issues = tokenize(text)
     issues = [
         SyntaxIssue(context="lexical", line=problem.line, column=problem.column, message=problem.message)
         for problem in decoded.problems
@@ -370,6 +388,7 @@ def parse_program(source: str | bytes, source_name: str = "") -> ParsedProgram:
     return ParsedProgram(
         source_name=source_name,
         line_count=decoded.text.count("\n") + 1,
+        header=header,
         items=tuple(items),
         issues=tuple(sorted(issues, key=lambda issue: (issue.line, issue.column))),
     )

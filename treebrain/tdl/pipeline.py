@@ -33,6 +33,7 @@ from treebrain.tdl.scoring import (
     semantic_penalty,
 )
 from treebrain.tdl.semantic import SemanticOutcome, SemanticPrompts, load_semantic_prompts
+from treebrain.tdl.summary import ProgramSummary, summarise_program
 
 _LEVELS_BY_DEPTH = {
     ValidationLevel.BASIC: (Level.SYNTAX, Level.SAFETY),
@@ -107,12 +108,14 @@ def aggregate(
     config: TdlConfig,
     semantic: SemanticOutcome | None = None,
     source_name: str = "",
+    program: ProgramSummary | None = None,
 ) -> VVReport:
     """Combine whatever levels ran into the verdict, following the validation spec's flow.
 
     A level that should have run but is absent (the tree stopped early) is listed as skipped; if a
     rule level is absent without an earlier stopping failure (a leaf of the tree broke, say) the
-    verdict is FAIL at that level, because the program was not fully checked.
+    verdict is FAIL at that level, because the program was not fully checked. A FAIL on the score
+    names the level that cost the most, and the report's row for that level says so.
     """
     planned = levels_for(requested)
     ordered = {level: results[level] for level in RULE_LEVELS if level in results and level in planned}
@@ -121,6 +124,10 @@ def aggregate(
         level for level in planned if level not in ordered and not (level == Level.SEMANTIC and ran_semantic)
     )
     report_semantic = semantic if Level.SEMANTIC in planned else None
+    scoring = config.rules.scoring
+    penalties = level_penalties(ordered, scoring)
+    if Level.SEMANTIC in planned:
+        penalties[Level.SEMANTIC] = semantic_penalty(report_semantic, scoring)
 
     def report(
         verdict: Literal["PASS", "FAIL"],
@@ -139,9 +146,11 @@ def aggregate(
             robot=robot.robot,
             source_name=source_name,
             results=ordered,
+            costs={level: cost for level, cost in penalties.items() if cost},
             semantic=report_semantic,
             skipped=skipped,
             recommendations=recommendations(ordered, report_semantic, config.rules),
+            program=program,
         )
 
     for level in planned:
@@ -152,12 +161,8 @@ def aggregate(
             return report("FAIL", level, None, 100, f"{level.value.capitalize()} validation did not run")
         if level in _STOPPING_LEVELS and not result.passed:
             return report("FAIL", level, 0.0, 100, _STOP_MESSAGES[level])
-    scoring = config.rules.scoring
     if report_semantic is not None and report_semantic.available and not report_semantic.passed:
         return report("FAIL", Level.SEMANTIC, 0.0, report_semantic.confidence, "Semantic mismatch detected")
-    penalties = level_penalties(ordered, scoring)
-    if Level.SEMANTIC in planned:
-        penalties[Level.SEMANTIC] = semantic_penalty(report_semantic, scoring)
     score = round(overall_score(penalties), 4)
     certainty = confidence(score, scoring.pass_threshold, report_semantic)
     if score >= scoring.pass_threshold:
@@ -173,7 +178,10 @@ def aggregate(
     elif failed == Level.SEMANTIC:
         message = _semantic_failure_message(report_semantic)
     else:
-        message = f"Too many warnings (score {score:.2f} < {scoring.pass_threshold:.2f})"
+        costs = ", ".join(f"{level.value} -{cost:g}" for level, cost in penalties.items() if cost)
+        message = (
+            f"Too many {failed.value} warnings (score {score:.2f} < {scoring.pass_threshold:.2f}: {costs})"
+        )
     return report("FAIL", failed, score, certainty, message)
 
 
@@ -210,4 +218,5 @@ def validate_program(
         results[rule_level] = result
         if stops_pipeline(result):
             break
-    return aggregate(level, results, robot, settings, semantic_result, source_name)
+    summary = summarise_program(model, robot)
+    return aggregate(level, results, robot, settings, semantic_result, source_name, summary)

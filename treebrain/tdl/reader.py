@@ -27,7 +27,7 @@ from treebrain.tdl.nodes import (
 
 MAX_DEPTH = 64
 MAX_ISSUES = 200
-_BINARY_PRECEDENCE = {
+BINARY_PRECEDENCE = {
     "||": 1,
     "&&": 2,
     "==": 3,
@@ -226,7 +226,7 @@ class TokenReader:
         left = self.unary()
         while True:
             token = self.peek()
-            precedence = _BINARY_PRECEDENCE.get(token.text, 0) if token.kind == "op" else 0
+            precedence = BINARY_PRECEDENCE.get(token.text, 0) if token.kind == "op" else 0
             if precedence < min_precedence:
                 return left
             self.advance()

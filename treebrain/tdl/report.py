@@ -8,7 +8,9 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from treebrain.tdl.findings import Finding, Level, LevelResult, Severity
+from treebrain.tdl.rules.facts import number
 from treebrain.tdl.semantic import SemanticOutcome
+from treebrain.tdl.summary import ProgramSummary
 
 
 class ValidationLevel(StrEnum):
@@ -21,7 +23,11 @@ class ValidationLevel(StrEnum):
 
 
 class VVReport(BaseModel):
-    """The pipeline's answer for one program."""
+    """The pipeline's answer for one program.
+
+    `costs` is what each level took off the score (only consistency, domain and semantic cost any);
+    `program` is what the program declares and which output was treated as the gripper.
+    """
 
     model_config = ConfigDict(frozen=True)
 
@@ -34,9 +40,19 @@ class VVReport(BaseModel):
     robot: str
     source_name: str = ""
     results: dict[Level, LevelResult] = {}
+    costs: dict[Level, float] = {}
     semantic: SemanticOutcome | None = None
     skipped: tuple[Level, ...] = ()
     recommendations: tuple[str, ...] = ()
+    program: ProgramSummary | None = None
+
+    def level_state(self, level: Level) -> str:
+        """A level's row in the report: FAIL (a CRITICAL finding), FAIL (score) when its warnings
+        failed the program, else pass."""
+        result = self.results[level]
+        if not result.passed:
+            return "FAIL"
+        return "FAIL (score)" if self.level_failed == level else "pass"
 
     def findings(self, *severities: Severity) -> list[Finding]:
         """All findings of the levels that ran (optionally only some severities), in position order."""
@@ -44,6 +60,21 @@ class VVReport(BaseModel):
         if severities:
             found = [finding for finding in found if finding.severity in severities]
         return sorted(found, key=lambda finding: (finding.line, finding.column, finding.rule_id))
+
+
+def _program_lines(program: ProgramSummary | None) -> list[str]:
+    if program is None:
+        return []
+    lines = [""]
+    if program.task_name or program.description:
+        named = " - ".join(_escape(text) for text in (program.task_name, program.description) if text)
+        lines.append(f"- task: {named}")
+    if program.object:
+        lines.append(f"- object: {_escape(program.object)}")
+    if program.payload_kg is not None:
+        lines.append(f"- declared payload: {number(program.payload_kg)} kg")
+    lines.append(f"- gripper: {_escape(program.gripper.describe())}")
+    return lines
 
 
 def report_to_json(report: VVReport, indent: int | None = 2) -> str:
@@ -67,19 +98,22 @@ def report_to_markdown(report: VVReport) -> str:
         f"| {report.level_failed or '-'} |",
         "",
         report.message,
+        *_program_lines(report.program),
         "",
         "## Levels",
         "",
-        "| level | result | critical | warnings | info | time (ms) |",
-        "|---|---|---|---|---|---|",
+        "| level | result | critical | warnings | info | score cost | time (ms) |",
+        "|---|---|---|---|---|---|---|",
     ]
     for level, result in report.results.items():
+        cost = report.costs.get(level, 0.0)
         lines.append(
-            f"| {level} | {'pass' if result.passed else 'FAIL'} | {result.count(Severity.CRITICAL)} "
-            f"| {result.count(Severity.WARNING)} | {result.count(Severity.INFO)} | {result.duration_ms:.3f} |"
+            f"| {level} | {report.level_state(level)} | {result.count(Severity.CRITICAL)} "
+            f"| {result.count(Severity.WARNING)} | {result.count(Severity.INFO)} "
+            f"| {f'-{number(cost)}' if cost else '0'} | {result.duration_ms:.3f} |"
         )
     for level in report.skipped:
-        lines.append(f"| {level} | not run | | | | |")
+        lines.append(f"| {level} | not run | | | | | |")
     findings = report.findings()
     lines += ["", "## Findings", ""]
     if findings:

@@ -3,13 +3,16 @@
 The validation spec fixes the flow (syntax or safety failure stops with FAIL at confidence 100,
 PASS needs a score >= 0.85) but not the score itself. Here it is:
 
-    score = max(0, 1 - sum(penalty[severity] for every finding) - semantic_uncertainty)
+    score = max(0, 1 - sum(penalty[severity] for every finding of a scored level) - semantic_uncertainty)
 
-with penalties from ``rules.yaml`` (CRITICAL 1.0, WARNING 0.05, INFO 0). So any CRITICAL
-consistency finding (an undefined pose, a conflicting redefinition) fails the program, and four
-warnings do. At FULL level a semantic PASS at confidence c costs ``weight * (1 - c/100)`` (weight
-0.3): a PASS below 50 % confidence cannot carry a program alone, and a missing or unreadable
-semantic answer costs the full weight, so FULL never passes a program whose meaning was not checked.
+with penalties from ``rules.yaml`` (CRITICAL 1.0, WARNING 0.05, INFO 0) and the scored levels
+``consistency`` and ``domain``: syntax and safety stop the pipeline on a CRITICAL finding, and their
+warnings (a deliberately slow descent, a pose that can only be known at run time) are advice that
+costs nothing. So any CRITICAL consistency finding (an undefined pose, a conflicting redefinition)
+fails the program, and four consistency or domain warnings do. At FULL level a semantic PASS at
+confidence c costs ``weight * (1 - c/100)`` (weight 0.3): a PASS below 50 % confidence cannot carry
+a program alone, and a missing or unreadable semantic answer costs the full weight, so FULL never
+passes a program whose meaning was not checked.
 
 Confidence says how far the decision is from the threshold: 50 at the threshold, 100 at a perfect
 score (or at a score of 0 for a FAIL), capped by the semantic confidence when the semantic check ran.
@@ -36,8 +39,11 @@ def semantic_penalty(semantic: SemanticOutcome | None, scoring: ScoringConfig) -
 
 
 def level_penalties(results: Mapping[Level, LevelResult], scoring: ScoringConfig) -> dict[Level, float]:
+    """What each level that ran costs the score (0 for a level that is not scored)."""
     return {
-        level: sum(scoring.penalties[finding.severity] for finding in result.findings)
+        level: round(sum(scoring.penalties[finding.severity] for finding in result.findings), 4)
+        if level in scoring.scored_levels
+        else 0.0
         for level, result in results.items()
     }
 

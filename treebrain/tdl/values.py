@@ -93,27 +93,3 @@ def pose_literal(expr: Expr, commands: CommandSet, scalars: Mapping[str, float])
             return None
         return PoseLiteral(None, "unknown", values, ())
     return None
-
-
-def offset_sum(
-    expr: Expr, commands: CommandSet, scalars: Mapping[str, float]
-) -> tuple[Expr, PoseLiteral] | None:
-    """Split ``Base + Trans(...)`` into the base expression and the offset, when it has that shape."""
-    if not isinstance(expr, BinaryExpr) or expr.op not in "+-":
-        return None
-    offset = pose_literal(expr.right, commands, scalars)
-    if offset is None or offset.space != "offset":
-        return None
-    if expr.op == "-":
-        negated = tuple(None if value is None else -value for value in offset.values)
-        offset = offset._replace(values=negated)
-    return expr.left, offset
-
-
-def shifted(base: tuple[float | None, ...], offset: tuple[float | None, ...]) -> tuple[float | None, ...]:
-    """Translate a Cartesian pose by an offset's x, y, z (orientation offsets are not composed)."""
-    moved = list(base)
-    for axis in range(min(3, len(base), len(offset))):
-        a, b = base[axis], offset[axis]
-        moved[axis] = None if a is None or b is None else a + b
-    return tuple(moved)

@@ -35,6 +35,7 @@ from treebrain.tdl.semantic import (
     build_quick_check_prompt,
 )
 from treebrain.tdl.semantic_answers import needs_detailed_analysis, read_answer, semantic_outcome
+from treebrain.tdl.summary import summarise_program
 from treebrain.validators import register_validator
 
 register_type("TdlRobotSpec", RobotSpec)
@@ -218,6 +219,9 @@ class Aggregate(TdlLeaf):
         **{level.value: LEVEL_RESULT for level in RULE_LEVELS},
         "semantic": Port("TdlSemanticOutcome", "the semantic outcome, when it ran", required=False),
         "source_name": Port("str", "file name shown in the report", default=""),
+        "program": Port(
+            "TdlProgram", "the analysed program: its header and gripper in the report", required=False
+        ),
     }
     outputs = {
         "report": Port("TdlReport", "the V&V report"),
@@ -235,13 +239,15 @@ class Aggregate(TdlLeaf):
             for rule_level in RULE_LEVELS
             if (result := self.read(rule_level.value)) is not None
         }
+        robot, program = self.read("robot"), self.read("program")
         report = aggregate(
             level,
             results,
-            self.read("robot"),
+            robot,
             self.tdl.config,
             self.read("semantic"),
             self.read("source_name"),
+            None if program is None else summarise_program(program, robot),
         )
         self.write("report", report)
         self.write("verdict", report.verdict)

@@ -10,10 +10,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from treebrain.tdl.binding import expression_text
 from treebrain.tdl.findings import Level
 from treebrain.tdl.model import DefineEntry, GoalInfo
 from treebrain.tdl.rules.facts import argument_value, number, role_param
 from treebrain.tdl.rules.registry import Hit, RuleContext, RuleSet
+from treebrain.tdl.spelling import NameIndex
 
 rules = RuleSet()
 
@@ -25,20 +27,27 @@ _PHASES = (("init", 0), ("exec", 1), ("final", 2))
     "R-CON-001",
     Level.CONSISTENCY,
     {
-        "undefined": ["name", "command"],
-        "undefined_label": ["name", "command"],
+        "undefined": ["name", "command", "hint"],
+        "undefined_label": ["name", "command", "hint"],
         "used_before_assignment": ["name", "command"],
     },
 )
 def references(ctx: RuleContext) -> Iterator[Hit]:
     """Every pose and label a command names is defined (DEFINE, Assign or assignment) before use."""
+    known: dict[bool, NameIndex] = {}  # built once, when the first undefined name needs a suggestion
     for invocation in ctx.model.invocations:
         for target in invocation.targets:
             if target.status == "undefined":
-                variant = "undefined_label" if target.role == "label_ref" else "undefined"
-                yield Hit(
-                    variant, target.line, target.column, {"name": target.name, "command": invocation.command}
-                )
+                label = target.role == "label_ref"
+                if label not in known:
+                    known[label] = NameIndex(_labels(ctx) if label else ctx.model.named_poses)
+                suggestion = known[label].suggest(target.name or "")
+                fields = {
+                    "name": target.name,
+                    "command": invocation.command,
+                    "hint": f" (did you mean '{suggestion}'?)" if suggestion else "",
+                }
+                yield Hit("undefined_label" if label else "undefined", target.line, target.column, fields)
     reported: set[tuple[int, str]] = set()
     for step in ctx.model.trace:
         invocation = ctx.model.invocations[step.invocation]
@@ -73,6 +82,17 @@ def duplicate_definitions(ctx: RuleContext) -> Iterator[Hit]:
             yield Hit(
                 "duplicate_goal", goal.line, goal.column, {"name": goal.name, "first_line": earlier_goal.line}
             )
+
+
+def _labels(ctx: RuleContext) -> list[str]:
+    """The labels the program defines (Label(name))."""
+    names = []
+    for invocation in ctx.model.invocations:
+        param = role_param(ctx.commands, invocation, "label_name")
+        value = invocation.args.get(param) if param else None
+        if value is not None:
+            names.append(expression_text(value))
+    return names
 
 
 def _phase(name: str) -> int | None:

@@ -1,4 +1,4 @@
-"""Facts several rules derive from the execution trace: gripper actions and motion heights."""
+"""Facts several rules derive from the execution trace: the gripper, its actions and motion heights."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from functools import cached_property
 from typing import Literal, NamedTuple
 
 from treebrain.tdl.commands import CommandSet
+from treebrain.tdl.gripper import GripperChoice, identify_gripper
 from treebrain.tdl.model import Invocation, PoseDef, ProgramModel, Step
 from treebrain.tdl.robots import RobotSpec
 from treebrain.tdl.values import constant
@@ -36,18 +37,19 @@ def role_param(commands: CommandSet, invocation: Invocation, role: str) -> str |
     return None if param is None else param.name
 
 
-def gripper_action(robot: RobotSpec, invocation: Invocation) -> GripperAction | None:
-    """What a digital-output command does to the gripper; None when it does not address the gripper."""
-    if invocation.output is None:
+def gripper_action(gripper: GripperChoice, invocation: Invocation) -> GripperAction | None:
+    """What a digital-output command does to the gripper; None when it does not address the gripper
+    (``unknown`` when it may: its port or value is not a constant)."""
+    if invocation.output is None or gripper.port is None:
         return None
     port, value = invocation.output
     if port is None:
         return "unknown"
-    if port != robot.gripper.port:
+    if port != gripper.port:
         return None
-    if value == robot.gripper.close_value:
+    if value == gripper.close_value:
         return "close"
-    if value == robot.gripper.open_value:
+    if value == gripper.open_value:
         return "open"
     return "unknown"
 
@@ -67,13 +69,13 @@ class TraceEvent(NamedTuple):
     z: float | None
 
 
-def trace_events(model: ProgramModel, robot: RobotSpec) -> list[TraceEvent]:
+def trace_events(model: ProgramModel, gripper: GripperChoice) -> list[TraceEvent]:
     """The execution trace as classified events (goal spawns are already expanded)."""
     events = []
     poses = model.poses
     for position, step in enumerate(model.trace):
         invocation = model.invocations[step.invocation]
-        action = gripper_action(robot, invocation) if invocation.action == "output" else None
+        action = gripper_action(gripper, invocation) if invocation.action == "output" else None
         kind: EventKind
         if action is not None:
             kind = "gripper"
@@ -97,5 +99,9 @@ class ProgramFacts:
         self.robot = robot
 
     @cached_property
+    def gripper(self) -> GripperChoice:
+        return identify_gripper(self.model, self.robot)
+
+    @cached_property
     def events(self) -> list[TraceEvent]:
-        return trace_events(self.model, self.robot)
+        return trace_events(self.model, self.gripper)

@@ -40,8 +40,12 @@ class RuleContext:
     facts: ProgramFacts | None = None
 
     @property
+    def derived(self) -> ProgramFacts:
+        return self.facts or ProgramFacts(self.model, self.robot)
+
+    @property
     def events(self) -> list[TraceEvent]:
-        return (self.facts or ProgramFacts(self.model, self.robot)).events
+        return self.derived.events
 
 
 RuleCheck = Callable[[RuleContext], Iterable[Hit]]

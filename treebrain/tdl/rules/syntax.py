@@ -1,9 +1,11 @@
-"""Syntax rules R-SYN-000..007: the parser's issues mapped to rule IDs, plus signature and pose checks.
+"""Syntax rules R-SYN-000..008: the parser's issues mapped to rule IDs, plus signature and pose checks.
 
-R-SYN-000 (undecodable bytes, stray characters, unterminated strings) and R-SYN-007 (flat
-``If``/``EndIf``-style blocks must balance) extend the validation spec. R-SYN-001 no longer demands a
-DEFINE section: programs that write poses inline or assign them are valid, and names used without
-any definition are caught by R-CON-001.
+R-SYN-000 (undecodable bytes, stray characters, unterminated strings), R-SYN-007 (flat
+``If``/``EndIf``-style blocks must balance) and R-SYN-008 (the metadata header) extend the validation
+spec. R-SYN-001 no longer demands a DEFINE section: programs that write poses inline or assign them
+are valid, and names used without any definition are caught by R-CON-001. A SPAWN without a WITH
+clause is a warning (R-SYN-005 ``default_nowait``): it runs WITH NOWAIT, as the team's
+TDL-to-vendor mapping rules read it; ``SPAWN Cmd() WAIT;`` (WITH missing before WAIT) stays CRITICAL.
 """
 
 from __future__ import annotations
@@ -12,9 +14,9 @@ from collections.abc import Iterator, Sequence
 
 from treebrain.tdl.commands import PoseTypeSpec
 from treebrain.tdl.findings import Level
-from treebrain.tdl.nodes import CallStmt, GoalDecl, SpawnStmt, Statement
+from treebrain.tdl.nodes import CallStmt, CommandDecl, GoalDecl, SpawnStmt, Statement
 from treebrain.tdl.rules.registry import Hit, RuleContext, RuleSet
-from treebrain.tdl.spelling import closest_name
+from treebrain.tdl.spelling import NameIndex
 
 rules = RuleSet()
 
@@ -97,21 +99,37 @@ def cartesian_pose_parameters(ctx: RuleContext) -> Iterator[Hit]:
     yield from _pose_counts(ctx, joint=False)
 
 
-@rules.rule("R-SYN-005", Level.SYNTAX, {"malformed": ["detail"], "unknown_command": ["command", "hint"]})
+@rules.rule(
+    "R-SYN-005",
+    Level.SYNTAX,
+    {
+        "malformed": ["detail"],
+        "unknown_command": ["command", "hint"],
+        "default_nowait": ["command"],
+        "extension_command": ["command", "source"],
+    },
+)
 def spawn_format(ctx: RuleContext) -> Iterator[Hit]:
     """``SPAWN Command(args) WITH WAIT|NOWAIT;`` naming a command of the set, a GOAL or a COMMAND."""
     yield from _issues(ctx, "spawn")
-    known = [*ctx.commands.commands, *(goal.name for goal in ctx.model.goals)]
+    known: NameIndex | None = None  # built once, when the first unknown command needs a suggestion
     for invocation in ctx.model.invocations:
+        where = (invocation.line, invocation.column)
         if invocation.kind == "unknown":
-            suggestion = closest_name(invocation.command, known)
+            if known is None:
+                declared = (item.name for item in ctx.model.parsed.items if isinstance(item, CommandDecl))
+                known = NameIndex(
+                    [*ctx.commands.commands, *(goal.name for goal in ctx.model.goals), *declared]
+                )
+            suggestion = known.suggest(invocation.command)
             hint = f" (did you mean {suggestion}?)" if suggestion else ""
-            yield Hit(
-                "unknown_command",
-                invocation.line,
-                invocation.column,
-                {"command": invocation.command, "hint": hint},
-            )
+            yield Hit("unknown_command", *where, {"command": invocation.command, "hint": hint})
+        elif invocation.kind == "command" and invocation.resolved is not None:
+            extension = ctx.commands.commands[invocation.resolved].extension
+            if extension:
+                yield Hit("extension_command", *where, {"command": invocation.command, "source": extension})
+        if invocation.default_wait:
+            yield Hit("default_nowait", *where, {"command": invocation.command})
 
 
 @rules.rule(
@@ -189,3 +207,14 @@ def _closer_of(ctx: RuleContext, kind: str) -> str:
         if spec.flow and kind in spec.flow.closes and not spec.flow.reopens
     ]
     return closers[0] if closers else "its closing command"
+
+
+@rules.rule(
+    "R-SYN-008",
+    Level.SYNTAX,
+    {"unclosed": ["detail"], "malformed_line": ["detail"], "duplicate_key": ["detail"]},
+)
+def program_header(ctx: RuleContext) -> Iterator[Hit]:
+    """Metadata before the program (HEADER ... END_HEADER, KEY: value lines) is well formed."""
+    for issue in ctx.model.parsed.header.issues:
+        yield Hit(issue.problem, issue.line, issue.column, {"detail": issue.message})

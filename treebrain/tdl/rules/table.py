@@ -53,9 +53,11 @@ class RuleConfig(_Frozen):
 
 
 class ScoringConfig(_Frozen):
-    """How findings turn into the overall score (see :mod:`treebrain.tdl.scoring`)."""
+    """How findings turn into the overall score (see :mod:`treebrain.tdl.scoring`): only the findings
+    of `scored_levels` cost score."""
 
     pass_threshold: float = Field(default=0.85, ge=0, le=1)
+    scored_levels: tuple[Level, ...] = (Level.CONSISTENCY, Level.DOMAIN)
     penalties: dict[Severity, float]
     semantic_uncertainty_weight: float = Field(default=0.3, ge=0, le=1)
     detailed_below_confidence: int = Field(default=80, ge=0, le=100)
