@@ -204,13 +204,27 @@ def _blocked(observation: ManipulatorObservation, expected: str, carrying: bool)
 
 
 @dataclass(frozen=True)
-class Skill:
-    """A skill's description and how to check and start it."""
+class SkillSpec:
+    """What a planner reads of a skill: its name, arguments, summary and preconditions."""
 
     name: str
     params: tuple[str, ...]
     summary: str
     preconditions: tuple[str, ...]
+
+    def describe(self) -> dict[str, object]:
+        return {
+            "skill": self.name,
+            "args": list(self.params),
+            "summary": self.summary,
+            "preconditions": list(self.preconditions),
+        }
+
+
+@dataclass(frozen=True)
+class Skill(SkillSpec):
+    """A skill's description and how to check and start it."""
+
     postconditions: tuple[str, ...]
     precheck: Callable[[WorldState, Mapping[str, str], SkillContext], str | None]
     build: Callable[[Mapping[str, str], SkillContext, WorldState], SkillRun]
@@ -226,13 +240,7 @@ class Skill:
         return self.build(args, context, world)
 
     def describe(self) -> dict[str, object]:
-        return {
-            "skill": self.name,
-            "args": list(self.params),
-            "summary": self.summary,
-            "preconditions": list(self.preconditions),
-            "postconditions": list(self.postconditions),
-        }
+        return {**super().describe(), "postconditions": list(self.postconditions)}
 
 
 def _known_object(world: WorldState, name: str) -> str | None:

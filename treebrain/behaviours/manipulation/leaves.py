@@ -14,13 +14,15 @@ from typing import Any, ClassVar
 from py_trees.common import Status
 from pydantic import BaseModel, Field, field_validator
 
-from treebrain.behaviours.base import AsyncAction, CheckEnv, Leaf, NodeSetup, Params
+from treebrain.behaviours.base import AsyncAction, CheckEnv, Leaf, NodeSetup, NoParams, Params
 from treebrain.behaviours.manipulation.service import ManipulationService, check_robot
 from treebrain.behaviours.ports import Port
 from treebrain.blackboard import register_type
 from treebrain.manipulation.episode import EpisodeLog, failure_reason
 from treebrain.manipulation.facts import FactError, parse_fact
+from treebrain.manipulation.planning import validate_plan
 from treebrain.manipulation.skills import SKILLS, Skill, SkillResult, SkillRun
+from treebrain.manipulation.symbolic import Scene
 from treebrain.manipulation.world import WorldState
 from treebrain.robots.manipulator.observation import ManipulatorObservation
 
@@ -35,7 +37,15 @@ for _name, _model in (
 WORLD = Port("ManipulationWorld", "the symbolic world state now", required=False)
 
 
-class _UsesManipulator:
+def scene_of(service: ManipulationService) -> Scene:
+    """What a planner sees now: the world state's objects and what holds, the task's regions."""
+    _, world = service.look()
+    return Scene.from_world(
+        world, {name: region.description for name, region in service.task.regions.items()}
+    )
+
+
+class UsesManipulator:
     """Load-time check shared by every leaf: the robot file must describe a manipulator and task."""
 
     @classmethod
@@ -43,7 +53,7 @@ class _UsesManipulator:
         return check_robot(env.robot)[1]
 
 
-class Reset(_UsesManipulator, Leaf):
+class Reset(UsesManipulator, Leaf):
     """Starts an episode: the simulator resets from the seed and the world state is rebuilt."""
 
     type_name = "manipulation.reset"
@@ -57,7 +67,7 @@ class Reset(_UsesManipulator, Leaf):
         return Status.SUCCESS
 
 
-class Perceive(_UsesManipulator, Leaf):
+class Perceive(UsesManipulator, Leaf):
     """Writes what the oracle sees (`perception`: poses, gripper, contacts) and the world state."""
 
     type_name = "manipulation.perceive"
@@ -81,10 +91,10 @@ class SkillParams(Params):
     region: str | None = Field(default=None, description="the region, unless the `region` input gives it")
 
 
-class SkillLeaf(_UsesManipulator, AsyncAction):
+class SkillLeaf(UsesManipulator, AsyncAction):
     """Base of the skill leaves; subclasses name their skill."""
 
-    Params = SkillParams
+    Params: ClassVar[type[BaseModel]] = SkillParams
     skill: ClassVar[Skill]
 
     def __init__(self, setup: NodeSetup) -> None:
@@ -119,20 +129,19 @@ class SkillLeaf(_UsesManipulator, AsyncAction):
             args[arg] = str(value if value is not None else getattr(params, arg) or "")
         return args
 
+    def next_call(self) -> tuple[Skill, dict[str, str]]:
+        """The skill to start and its arguments."""
+        return self.skill, self._args()
+
     def start(self) -> Status:
         service = self.service
         _, world = service.look()
         attempt = self.read("attempt") or 1
-        started = self.skill.start(world, self._args(), service.skill_context(attempt))
+        skill, args = self.next_call()
+        started = skill.start(world, args, service.skill_context(attempt))
         if isinstance(started, str):
             return self._ended(
-                SkillResult(
-                    skill=self.skill.name,
-                    args=self._args(),
-                    success=False,
-                    reason=started,
-                    facts=world.facts(),
-                )
+                SkillResult(skill=skill.name, args=args, success=False, reason=started, facts=world.facts())
             )
         self.run = started
         return self.poll()
@@ -201,6 +210,57 @@ def _skill_leaf(skill: Skill) -> type[SkillLeaf]:
     return type(f"{skill.name.title().replace('_', '')}Leaf", (SkillLeaf,), body)
 
 
+class ExecutePlan(SkillLeaf):
+    """Runs a validated skill program step by step (each step as its skill leaf would), and stops at
+    the first failed step. The plan is validated again against the scene when it starts: a plan that
+    fails validation is never executed."""
+
+    type_name = "manipulation.execute_plan"
+    Params = NoParams
+    inputs = {
+        "plan": Port("list[dict[str, any]]", "the skill program: [{skill, args}, ...]"),
+        "attempt": Port("int", "which attempt this is (a retry picks another grasp)", required=False),
+    }
+    outputs = {
+        "result": Port("ManipulationSkillResult", "the last step's result", required=False),
+        "world": WORLD,
+        "executed": Port("int", "steps that succeeded", required=False),
+    }
+
+    def __init__(self, setup: NodeSetup) -> None:
+        super().__init__(setup)
+        self.index = 0
+
+    @classmethod
+    def check(cls, params: BaseModel, env: CheckEnv) -> list[str]:
+        return check_robot(env.robot)[1]
+
+    def next_call(self) -> tuple[Skill, dict[str, str]]:
+        step = self.read("plan")[self.index]
+        return SKILLS[step["skill"]], {key: str(value) for key, value in step.get("args", {}).items()}
+
+    def start(self) -> Status:
+        self.index = 0
+        self.write("executed", 0)
+        service = self.service
+        issues = validate_plan(
+            {"steps": self.read("plan")}, scene_of(service), service.settings.planner.max_steps
+        )
+        if issues:
+            reason = f"not executed: {'; '.join(map(str, issues))}"
+            facts = service.look()[1].facts()
+            return self._ended(SkillResult(skill="plan", args={}, success=False, reason=reason, facts=facts))
+        return super().start()
+
+    def _ended(self, result: SkillResult) -> Status:
+        status = super()._ended(result)
+        if status is Status.FAILURE:
+            return status
+        self.index += 1
+        self.write("executed", self.index)
+        return super().start() if self.index < len(self.read("plan")) else status
+
+
 class ExpectParams(Params):
     facts: list[str] = Field(min_length=1, description="facts that must all hold, e.g. holding({object})")
 
@@ -212,7 +272,7 @@ class ExpectParams(Params):
         return facts
 
 
-class Expect(_UsesManipulator, Leaf):
+class Expect(UsesManipulator, Leaf):
     """Succeeds when every fact holds in the world state now; `{name}` in a fact reads input `name`."""
 
     type_name = "manipulation.expect"
@@ -240,7 +300,7 @@ class Expect(_UsesManipulator, Leaf):
         return Status.FAILURE if unmet else Status.SUCCESS
 
 
-class Finish(_UsesManipulator, Leaf):
+class Finish(UsesManipulator, Leaf):
     """Ends the episode: SUCCESS when the simulator's own check passes; the log goes to `episode`
     and to the run's recording (an ``episode`` event), with the failure's reason when it failed."""
 
@@ -266,6 +326,7 @@ BEHAVIOURS: tuple[type[Leaf], ...] = (
     Reset,
     Perceive,
     *(_skill_leaf(skill) for skill in SKILLS.values()),
+    ExecutePlan,
     Expect,
     Finish,
 )

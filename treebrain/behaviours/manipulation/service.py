@@ -19,6 +19,8 @@ from treebrain.behaviours.run_limits import RunLimits
 from treebrain.errors import InputError, Location, Problem
 from treebrain.manipulation.control import CartesianController, ControllerSettings
 from treebrain.manipulation.episode import EpisodeLog, EpisodeRecorder
+from treebrain.manipulation.grounding import GroundingSettings
+from treebrain.manipulation.planning import PlannerSettings
 from treebrain.manipulation.skills import SkillContext, SkillResult, SkillSettings
 from treebrain.manipulation.tasks import TaskSpec, load_tasks
 from treebrain.manipulation.world import WorldState, update_world
@@ -41,6 +43,8 @@ class ManipulationSettings(BaseModel):
     """The task catalogue, relative to the robot file."""
     controller: ControllerSettings = ControllerSettings()
     skills: SkillSettings = SkillSettings()
+    planner: PlannerSettings = PlannerSettings()
+    grounding: GroundingSettings = GroundingSettings()
     keyframe_every: int = Field(default=10, ge=1)
     """Control steps between the episode log's key frames of the gripper and objects."""
 

@@ -1,0 +1,258 @@
+"""The language-task tree tick by tick with a scripted model on the kinematic stand-in: the task is
+grounded, then planned; a valid plan is executed, a rejected answer is retried with its reasons,
+refusals and questions execute nothing, and every prompt, answer and rejection is recorded."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import yaml
+
+from tests.conftest import WriteFile
+from tests.manipulation_tree.test_manipulation_tree_ticks import TASKS, TREES, driver_of, robot_sections
+from tests.manipulation_tree.test_manipulation_tree_ticks import harness as tick_harness
+from treebrain.manipulation.plan_record import PlanningRecord
+from treebrain.manipulation.planning import pick_and_place
+from treebrain.testing import TreeHarness
+
+ROOT = "episode"
+GROUND = "episode/ground/grounding"
+GROUND_ASK = f"{GROUND}/attempts_or_giving_up/attempts/attempt/ask_non_fatal/ask"
+PLANNING = "episode/plan/planning"
+ATTEMPT = f"{PLANNING}/attempts_or_giving_up/attempts/attempt"
+ASK = f"{ATTEMPT}/ask_non_fatal/ask"
+JUDGE = f"{ATTEMPT}/judge"
+OUTCOME = f"{PLANNING}/outcome"
+EXECUTE = "episode/attempt_task/task/execute_or_replan/execute"
+
+PICK_PLACE = pick_and_place("cube", "bin")
+GOOD = json.dumps({"steps": PICK_PLACE, "refusal": ""})
+GRASP_FIRST = json.dumps({"steps": PICK_PLACE[1:], "refusal": ""})
+BANANA = json.dumps({"steps": [{"skill": "approach", "args": {"object": "banana"}}], "refusal": ""})
+DECLINED = json.dumps({"steps": [], "refusal": "there is no banana in the scene"})
+
+
+def grounded(target: str = "bin", confidence: float = 0.9, **extra: Any) -> str:
+    answer = {"source": "cube", "source_confidence": 0.95, "target": target, "target_confidence": confidence}
+    return json.dumps({**answer, "alternatives": [], "refusal": "", **extra})
+
+
+GROUNDED = grounded()
+NO_BANANA = json.dumps(
+    {
+        "source": "",
+        "source_confidence": 0,
+        "target": "",
+        "target_confidence": 0,
+        "alternatives": [],
+        "refusal": "there is no banana",
+    }
+)
+
+
+SHELF = """
+      shelf: {kind: box, x: {min: 0.6, max: 0.8}, y: {min: 0.1, max: 0.3}, z: {min: 0.79, max: 1.2}, surface_z: 0.8}
+"""
+TASKS_WITH_SHELF = TASKS.replace("    home:", SHELF.strip("\n") + "\n    home:", 1)
+"""The cube-to-bin cell plus a shelf beyond the workspace (moving there is refused)."""
+
+
+def harness(
+    write: WriteFile, task: str, *answers: str, tasks: str = TASKS
+) -> tuple[TreeHarness, list[dict[str, Any]]]:
+    """The language-task tree for `task` with a model that gives `answers` in order; also the
+    requests it was sent."""
+    write("tasks.yaml", tasks)
+    sections = {
+        "robot": "kin",
+        "tree": str(TREES / "language_task.yaml"),
+        **robot_sections(),
+        "llm": {
+            "default": "script",
+            "profiles": {"script": {"provider": "scripted", "responses": list(answers)}},
+        },
+        "blackboard": {"/manipulation/task": task},
+    }
+    h = TreeHarness.from_file(write("robot.yaml", yaml.safe_dump(sections)), period=0.05)
+    requests: list[dict[str, Any]] = []
+    h.tree.context.listeners.append(
+        lambda event: requests.append(event.data["request"]) if event.kind == "llm_call" else None
+    )
+    return h, requests
+
+
+def run_to_end(h: TreeHarness, limit: int = 2000) -> str:
+    for _ in range(limit):
+        status = h.tick().name
+        if status != "RUNNING":
+            return status
+    raise AssertionError("the tree did not finish")
+
+
+def record_of(h: TreeHarness) -> PlanningRecord:
+    record = h.value("/manipulation/planning")
+    assert isinstance(record, PlanningRecord)
+    return record
+
+
+def test_a_valid_plan_is_asked_without_blocking_then_executed(write: WriteFile) -> None:
+    h, requests = harness(write, "put the cube in the bin", GROUNDED, GOOD)
+    with h:
+        h.assert_ticks(
+            [
+                {
+                    "episode/reset": "SUCCESS",
+                    GROUND_ASK: "RUNNING",
+                    f"{PLANNING}/start": "INVALID",
+                    ROOT: "RUNNING",
+                },
+                {GROUND_ASK: "SUCCESS", f"{GROUND}/outcome": "SUCCESS", ASK: "RUNNING", JUDGE: "INVALID"},
+                {ASK: "SUCCESS", JUDGE: "SUCCESS", OUTCOME: "SUCCESS", EXECUTE: "RUNNING"},
+            ]
+        )
+        assert run_to_end(h) == "SUCCESS"
+        assert h.value("/manipulation/plan") == PICK_PLACE
+        assert h.value("/manipulation/executed") == len(PICK_PLACE)
+        record = record_of(h)
+        assert record.first_try_valid and len(record.attempts) == 1
+        assert record.attempts[0].raw == GOOD
+        assert (
+            "Task: put the cube in the bin (cube is the object to move; it goes to bin.)"
+            in record.attempts[0].prompt
+        )
+        assert '"description": "cube"' in requests[0]["messages"][0]["content"]
+        schema = requests[1]["json_schema"]
+        items = schema["properties"]["steps"]["items"]["anyOf"]
+        assert {"enum": ["cube"]} in [alt["properties"]["args"]["properties"].get("object") for alt in items]
+
+
+def test_a_rejected_plan_is_retried_with_its_reasons_and_recorded(write: WriteFile) -> None:
+    h, requests = harness(write, "put the cube in the bin", GROUNDED, GRASP_FIRST, GOOD)
+    with h:
+        h.assert_ticks(
+            [
+                {GROUND_ASK: "RUNNING"},
+                {ASK: "RUNNING"},
+                {ASK: "SUCCESS", JUDGE: "FAILURE", f"{PLANNING}/attempts_or_giving_up/attempts": "RUNNING"},
+                {ASK: "RUNNING"},
+                {ASK: "SUCCESS", JUDGE: "SUCCESS", OUTCOME: "SUCCESS"},
+            ]
+        )
+        assert run_to_end(h) == "SUCCESS"
+        record = record_of(h)
+        assert not record.first_try_valid
+        assert [a.valid for a in record.attempts] == [False, True]
+        assert record.failure_categories() == {"precondition": 1}
+        second = requests[2]["messages"][0]["content"]
+        assert "CORRECTION (attempt 2)" in second
+        assert "precondition: step 1 (grasp): the gripper is not over cube (approach it first)" in second
+        assert record.attempts[1].prompt == second
+
+
+def test_after_three_rejections_the_task_is_refused_and_nothing_moves(write: WriteFile) -> None:
+    h, _ = harness(write, "put the cube in the bin", GROUNDED, BANANA, BANANA, BANANA)
+    with h:
+        assert run_to_end(h) == "FAILURE"
+        assert h.status(OUTCOME).name == "FAILURE" and h.status(EXECUTE).name == "INVALID"
+        refusal = h.value("/manipulation/refusal")
+        assert refusal.startswith(
+            "no valid plan after 3 attempt(s): unknown_object: step 1: approach's object 'banana'"
+        )
+        assert record_of(h).failure_categories() == {"unknown_object": 3}
+        assert driver_of(h).observe().step == 0
+
+
+def test_the_planner_declining_ends_the_attempts_and_nothing_moves(write: WriteFile) -> None:
+    h, requests = harness(write, "put the cube in the bin", GROUNDED, DECLINED)
+    with h:
+        assert run_to_end(h) == "FAILURE"
+        assert len(requests) == 2
+        assert h.value("/manipulation/refusal") == "the planner declined: there is no banana in the scene"
+        assert driver_of(h).observe().step == 0
+
+
+def test_an_object_not_in_the_scene_is_refused_by_grounding_and_nothing_moves(write: WriteFile) -> None:
+    h, requests = harness(write, "put the banana in the bin", NO_BANANA)
+    with h:
+        assert run_to_end(h) == "FAILURE"
+        assert (
+            h.status(f"{GROUND}/outcome").name == "FAILURE"
+            and h.status(f"{PLANNING}/start").name == "INVALID"
+        )
+        assert h.value("/manipulation/refusal") == "the task cannot be grounded: there is no banana"
+        assert len(requests) == 1 and driver_of(h).observe().step == 0
+
+
+def test_two_close_candidates_become_a_question_and_nothing_moves(write: WriteFile) -> None:
+    close_call = grounded(
+        confidence=0.6, alternatives=[{"role": "target", "name": "cube", "confidence": 0.55}]
+    )
+    h, requests = harness(write, "put it on the thing", close_call)
+    with h:
+        assert run_to_end(h) == "FAILURE"
+        assert h.value("/manipulation/question") == "Do you mean bin or cube?"
+        assert len(requests) == 1 and driver_of(h).observe().step == 0
+
+
+def test_a_grounding_naming_nothing_usable_is_asked_again(write: WriteFile) -> None:
+    h, requests = harness(write, "put the cube in the bin", grounded(target="cube"), GROUNDED, GOOD)
+    with h:
+        assert run_to_end(h) == "SUCCESS"
+        assert (
+            "target 'cube' is not another object or a place of the scene"
+            in requests[1]["messages"][0]["content"]
+        )
+
+
+def test_an_empty_task_is_refused_before_any_model_is_asked(write: WriteFile) -> None:
+    h, requests = harness(write, "   ")
+    with h:
+        h.assert_ticks([{f"{GROUND}/prompt": "FAILURE", ROOT: "FAILURE"}])
+        assert requests == []
+        assert h.value("/manipulation/refusal") == "the task is empty: say what the robot should do"
+        assert driver_of(h).observe().step == 0
+
+
+def test_a_model_error_is_judged_and_retried(write: WriteFile) -> None:
+    h, _ = harness(write, "put the cube in the bin", GROUNDED, "not json at all", GOOD)
+    with h:
+        assert run_to_end(h) == "SUCCESS"
+        first = record_of(h).attempts[0]
+        assert not first.valid and first.categories == ["not_a_plan"] and first.raw == "not json at all"
+
+
+EXECUTE_GIVEN_PLAN = """
+version: 1
+blackboard:
+  plan: {type: "list[dict[str, any]]", initial: %s}
+root:
+  type: sequence
+  name: root
+  memory: true
+  children:
+    - {type: manipulation.reset, name: reset}
+    - {type: manipulation.execute_plan, name: execute, inputs: {plan: plan}, outputs: {result: result}}
+"""
+
+
+def test_an_invalid_plan_given_to_the_executor_is_never_executed() -> None:
+    with tick_harness(EXECUTE_GIVEN_PLAN % json.dumps(PICK_PLACE[1:])) as h:
+        h.assert_ticks([{"root/execute": "FAILURE"}])
+        assert h.value("result").reason.startswith("not executed: precondition: step 1 (grasp)")
+        assert driver_of(h).observe().step == 0
+
+
+def test_a_step_failing_while_executing_is_replanned_from_the_current_state(write: WriteFile) -> None:
+    to_shelf = json.dumps({"steps": pick_and_place("cube", "shelf"), "refusal": ""})
+    rest = json.dumps({"steps": pick_and_place("cube", "bin")[3:], "refusal": ""})
+    answers = (GROUNDED, to_shelf, rest)  # a first plan that goes where the arm cannot reach
+    h, requests = harness(write, "put the cube in the bin", *answers, tasks=TASKS_WITH_SHELF)
+    with h:
+        assert run_to_end(h) == "SUCCESS"
+        assert len(requests) == 3
+        replan = requests[2]["messages"][0]["content"]
+        assert "The previous plan failed at step 4 (move_to_region" in replan and "refused" in replan
+        assert '"holding": "cube"' in replan
+        assert h.value("/manipulation/executed") == 3
+        assert h.value("/manipulation/replanning").first_try_valid
