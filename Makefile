@@ -25,7 +25,9 @@ $(VENV)/.installed-test: pyproject.toml | $(PY)
 	$(PY) -m treebrain.robots.manipulator.macros
 	touch $@
 
-# Exit 3 means a command was refused or needs a question answered: an answer, not a failure.
+# Offline: the first command is answered by the phrase bank, the second by the slot-filling parser
+# (`route:` under each result says which). Exit 3 means a command was refused or needs a question
+# answered: an answer, not a failure.
 demo: $(VENV)/.installed-demo
 	$(VENV)/bin/treebrain voice "make a cheese sandwich" "make a ham and lettuce sandwich on the left" \
 		--robot config/robots/gofa.yaml; code=$$?; [ $$code -eq 0 ] || [ $$code -eq 3 ] || exit $$code

@@ -8,6 +8,7 @@ import pytest
 
 from treebrain.kg.config import KitchenConfig, load_kitchen_config
 from treebrain.kg.graph import KitchenGraph
+from treebrain.kg.models import Interaction, OutcomeKind
 from treebrain.kg.vocabulary import Vocabulary
 
 REPO = Path(__file__).resolve().parents[2]
@@ -32,3 +33,16 @@ def vocabulary(kitchen: KitchenConfig) -> Vocabulary:
 @pytest.fixture
 def kg(kitchen: KitchenConfig) -> KitchenGraph:
     return kitchen.new_graph()
+
+
+def entry(narration_id: str, start: float, text: str, outcome: OutcomeKind, note: str = "") -> Interaction:
+    """A history entry citing its narration (one second long, the text's first word as the action)."""
+    return Interaction(
+        narration_id=narration_id,
+        start=start,
+        end=start + 1,
+        action=text.split(maxsplit=1)[0],
+        narration=text,
+        outcome=outcome,
+        note=note,
+    )

@@ -11,13 +11,14 @@ from treebrain.kg.models import UpdateType
 
 
 def test_the_shipped_config_loads(kitchen: KitchenConfig) -> None:
-    assert [example.answer["update_type"] for example in kitchen.examples] == [
+    assert [example.answer["update_type"] for example in kitchen.examples][:4] == [
         UpdateType.CREATE_NEW,
         UpdateType.TAKE,
         UpdateType.MODIFY_STATE,
         UpdateType.PLACE,
     ]
-    assert len(kitchen.templates.few_shot) == 8
+    assert len(kitchen.shots) == len(kitchen.examples)
+    assert kitchen.few_shot_count == 2
     assert (kitchen.columns.text, kitchen.columns.start, kitchen.columns.end) == (
         "narration",
         "start_timestamp",

@@ -22,9 +22,10 @@ def test_the_labelled_set_is_large_and_varied(kitchen_dir: Path) -> None:
 
 
 def test_scripted_eval_reaches_the_expected_kitchen(kitchen: KitchenConfig, kitchen_dir: Path) -> None:
+    """The LLM path, asked for every narration: the scripted answers, rejected and re-asked as labelled."""
     scenarios = load_eval_set(kitchen_dir / "eval" / "scenarios")
     answers = load_scripted_answers(kitchen_dir / "eval" / "scripted_answers.jsonl")
-    runs = [run_scenario(scenario, kitchen, answers) for scenario in scenarios]
+    runs = [run_scenario(scenario, kitchen, answers, rules_first=False) for scenario in scenarios]
     report = evaluate(scenarios, runs, kitchen.vocabulary.names)
     assert report.mismatches == ()
     assert report.model_dump(exclude={"mismatches"}) == {
@@ -48,8 +49,31 @@ def test_scripted_eval_reaches_the_expected_kitchen(kitchen: KitchenConfig, kitc
     ]
     assert outcomes["tea-24"].report.confidence == "low"
     assert outcomes["salad-27"].report.warnings == (
-        "food_tomato_1 was not in hand (at chopping board (zone_chopping_board_1)) when placed",
+        "food_tomato_1 was not in hand (in chopping board (food_chopping_board_1)) when placed",
     )
+
+
+def test_the_rule_path_reaches_the_same_kitchen_without_the_llm(
+    kitchen: KitchenConfig, kitchen_dir: Path
+) -> None:
+    """Rules first (the default): the scripted LLM is asked only where the rules are unsure; without
+    any LLM the same two narrations get the rules' low-confidence update. The one disagreement with
+    the labels is "pour the pasta into the pot", which the rules read as pouring from the packet."""
+    scenarios = load_eval_set(kitchen_dir / "eval" / "scenarios")
+    answers = load_scripted_answers(kitchen_dir / "eval" / "scripted_answers.jsonl")
+    for answer, low in ((answers, 0), (None, 2)):
+        report = evaluate(
+            scenarios, [run_scenario(s, kitchen, answer) for s in scenarios], kitchen.vocabulary.names
+        )
+        assert report.mismatches == (
+            "pasta-11: update type MODIFY_STATE (expected PLACE); location 'right hand' (expected 'pot')",
+            "pasta: food_pasta_1 is at 'pantry' (expected 'pot')",
+        )
+        assert (report.target_accuracy, report.retries_per_narration, report.low_confidence_rate) == (
+            1.0,
+            0.0,
+            low / 157,
+        )
 
 
 def _outcome(

@@ -26,11 +26,11 @@ def test_create_new_in_hand_remembers_where_it_came_from(kg: KitchenGraph, vocab
     assert report.model_dump(exclude_defaults=True) == {
         "narration_id": "n7",
         "outcome": OutcomeKind.CREATE_NEW,
-        "food_id": "food_milk_bottle_1",
-        "created_food": True,
-        "created_zones": ("zone_fridge_1",),
+        "food_id": "food_milk_1",
+        "created": ("food_milk_1", "zone_fridge_1"),
+        "source": "llm",
     }
-    view = kg.view("food_milk_bottle_1")
+    view = kg.view("food_milk_1")  # named canonically: one kind of thing, one name
     assert (view.hand, view.state, view.quantity, view.first_seen, view.last_seen) == (
         "right",
         "unopened",
@@ -38,17 +38,18 @@ def test_create_new_in_hand_remembers_where_it_came_from(kg: KitchenGraph, vocab
         20.0,
         21.5,
     )
-    assert kg.last_zone_of("food_milk_bottle_1") == "zone_fridge_1"
+    assert kg.last_zone_of("food_milk_1") == "zone_fridge_1"
     entry = view.recent[0]
-    assert (entry.narration, entry.location_context, entry.outcome, entry.confidence) == (
+    assert (entry.narration_id, entry.narration, entry.location_context, entry.outcome, entry.confidence) == (
+        "n7",
         "a narration",
-        "zone_fridge_1",
+        "the refrigerator",
         OutcomeKind.CREATE_NEW,
         "normal",
     )
 
 
-def test_create_new_at_a_zone_and_at_the_context(kg: KitchenGraph, vocabulary: Vocabulary) -> None:
+def test_create_new_at_a_zone_and_on_an_object(kg: KitchenGraph, vocabulary: Vocabulary) -> None:
     at_zone = _update(
         UpdateType.CREATE_NEW,
         new_food=NewFood(name="egg"),
@@ -59,10 +60,55 @@ def test_create_new_at_a_zone_and_at_the_context(kg: KitchenGraph, vocabulary: V
         UpdateType.CREATE_NEW, new_food=NewFood(name="onion"), location_context="chopping board"
     )
     report = apply_update(kg, in_context, NARRATION, vocabulary)
-    assert (report.zone_id, report.created_zones) == ("zone_chopping_board_1", ("zone_chopping_board_1",))
-    assert kg.zone_view("zone_chopping_board_1").zone_type == "container"
+    assert (report.zone_id, report.created) == (None, ("food_onion_1", "food_chopping_board_1"))
+    assert kg.location_of("food_onion_1") == "food_chopping_board_1"
+    assert not any(zone.startswith("zone_chopping") for zone in kg.zone_ids()), "one node per thing"
     nowhere = _update(UpdateType.CREATE_NEW, new_food=NewFood(name="salt"), location_context="in hand")
     assert apply_update(kg, nowhere, NARRATION, vocabulary).zone_id is None
+
+
+def test_an_object_on_another_is_at_that_ones_zone_and_never_inside_itself(
+    kg: KitchenGraph, vocabulary: Vocabulary
+) -> None:
+    plate = kg.add_food("plate")
+    kg.put_at(plate, kg.add_zone("table", "surface"))
+    bread = kg.add_food("bread")
+    kg.hold(bread, "right")
+    apply_update(
+        kg,
+        _update(UpdateType.PLACE, bread, destination=Destination(kind="zone", zone="the plate")),
+        NARRATION,
+        vocabulary,
+    )
+    view = kg.view(bread)
+    assert (view.location_id, view.zone_id, view.location_text) == (
+        plate,
+        "zone_table_1",
+        "in plate (food_plate_1) at table (zone_table_1)",
+    )
+    report = apply_update(
+        kg,
+        _update(UpdateType.PLACE, plate, destination=Destination(kind="zone", zone="bread")),
+        NARRATION,
+        vocabulary,
+    )
+    assert (
+        report.warnings[-1]
+        == "food_plate_1 cannot go into food_bread_1, which is in it; left at zone_table_1"
+    )
+    assert kg.location_of(plate) == "zone_table_1"
+
+
+def test_put_back_returns_the_object_where_it_was_taken_from(
+    kg: KitchenGraph, vocabulary: Vocabulary
+) -> None:
+    milk = kg.add_food("milk")
+    kg.put_at(milk, kg.add_zone("fridge", "appliance"))
+    apply_update(kg, _update(UpdateType.TAKE, milk), NARRATION, vocabulary)
+    apply_update(
+        kg, _update(UpdateType.PLACE, milk, destination=Destination(kind="back")), NARRATION, vocabulary
+    )
+    assert kg.location_of(milk) == "zone_fridge_1"
 
 
 def test_take_place_and_modify(kg: KitchenGraph, vocabulary: Vocabulary) -> None:
@@ -99,7 +145,7 @@ def test_place_of_a_food_not_in_hand_is_repaired_with_a_warning(
         vocabulary,
     )
     assert report.warnings == ("food_tomato_1 was not in hand (at counter (zone_counter_1)) when placed",)
-    assert kg.zone_of(tomato) == "zone_bowl_1"
+    assert kg.location_of(tomato) == "food_bowl_1"
     assert (
         kg.history(tomato)[0].note
         == "food_tomato_1 was not in hand (at counter (zone_counter_1)) when placed"
@@ -153,7 +199,7 @@ def test_a_named_hand_that_is_taken_moves_its_food_to_the_other_hand(
 def test_zone_events_and_unattributed_narrations_are_kept(kg: KitchenGraph, vocabulary: Vocabulary) -> None:
     opening = Narration(id="z1", start=1.0, end=2.0, text="open the fridge")
     report = apply_zone_event(kg, opening, extract_entities(opening.text, vocabulary), vocabulary)
-    assert (report.outcome, report.zone_id, report.created_zones) == (
+    assert (report.outcome, report.zone_id, report.created) == (
         OutcomeKind.ZONE_EVENT,
         "zone_fridge_1",
         ("zone_fridge_1",),
@@ -161,9 +207,6 @@ def test_zone_events_and_unattributed_narrations_are_kept(kg: KitchenGraph, voca
     assert kg.zone_view("zone_fridge_1").state == "open"
     assert kg.history("zone_fridge_1")[0].action == "open"
     report = record_unattributed(kg, NARRATION, "no food named")
-    assert (report.outcome, report.confidence, report.warnings) == (
-        OutcomeKind.UNATTRIBUTED,
-        "low",
-        ("no food identified (no food named); kept as an unattributed event",),
-    )
-    assert [(entry.narration, entry.note) for entry in kg.events()] == [("a narration", "no food named")]
+    assert (report.outcome, report.confidence, report.source) == (OutcomeKind.UNATTRIBUTED, "low", None)
+    assert [(entry.narration_id, entry.note) for entry in kg.events()] == [("n7", "no food named")]
+    assert kg.has_narration("n7") and kg.has_narration("z1") and not kg.has_narration("n8")

@@ -10,6 +10,7 @@ from treebrain.kg.extraction import extract_entities
 from treebrain.kg.graph import KitchenGraph
 from treebrain.kg.llm_extraction import parse_extraction
 from treebrain.kg.models import Narration
+from treebrain.kg.names import normalise_phrase
 from treebrain.kg.retrieval import retrieve_candidates
 from treebrain.kg.validation import validate_update
 
@@ -75,6 +76,10 @@ def test_any_text_extracts_and_any_extractor_answer_parses(
     kitchen: KitchenConfig, text: str, answer: object
 ) -> None:
     extraction = extract_entities(text, kitchen.vocabulary)
-    assert extraction.target_kind in ("food", "zone", "unknown")
-    check = parse_extraction(answer, kitchen.vocabulary)
+    assert extraction.target_kind in ("food", "zone", "none", "unknown")
+    if extraction.food is not None:
+        assert extraction.food_phrase is not None
+        assert set(extraction.food_phrase.split()) <= set(normalise_phrase(text).split()), "only named words"
+    narration = Narration(id="n", start=1.0, end=2.0, text=text or "x")
+    check = parse_extraction(answer, narration, kitchen.vocabulary)
     assert (check.extraction is None) == bool(check.errors)

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.kg.conftest import entry
 from treebrain.kg.graph import KitchenGraph
 from treebrain.kg.models import Interaction, OutcomeKind
 
@@ -81,3 +82,35 @@ def test_zone_history_state_and_events(kg: KitchenGraph) -> None:
     assert [entry.action for entry in kg.events()] == ["wave"]
     assert not kg.has_food(fridge)
     assert kg.has_zone(fridge)
+
+
+def test_an_object_in_another_is_at_that_ones_zone(kg: KitchenGraph) -> None:
+    table = kg.add_zone("table", "surface")
+    plate, bread, bowl = kg.add_food("plate"), kg.add_food("bread"), kg.add_food("bowl")
+    kg.put_at(plate, table)
+    kg.put_at(bread, plate)
+    assert (kg.location_of(bread), kg.zone_of(bread), kg.contains(plate, bread)) == (plate, table, True)
+    view = kg.view(bread)
+    assert (view.location_name, view.zone_name, view.place_name) == ("plate", "table", "plate")
+    with pytest.raises(ValueError, match="food_plate_1 cannot be put in food_bread_1, which is in it"):
+        kg.put_at(plate, bread)
+    kg.hold(plate, "left")
+    assert (kg.zone_of(bread), kg.last_zone_of(plate)) == (None, table), "held: its contents are at no zone"
+    kg.put_at(bowl, plate)
+    assert kg.view(bowl).location_text == "in plate (food_plate_1)"
+
+
+def test_the_graph_knows_which_narrations_it_has_applied(kg: KitchenGraph) -> None:
+    mug = kg.add_food("mug")
+    kg.record(
+        mug,
+        entry("v_1", 1.0, "take mug", OutcomeKind.TAKE),
+    )
+    kg.record_event(entry("v_2", 3.0, "wash hands", OutcomeKind.UNATTRIBUTED))
+    kg.record(mug, _entry(5.0, 6.0))  # an entry without an id (an old file) is not counted
+    assert (kg.has_narration("v_1"), kg.has_narration("v_2"), kg.has_narration(""), kg.narration_count()) == (
+        True,
+        True,
+        False,
+        2,
+    )

@@ -8,7 +8,15 @@ from hypothesis import strategies as st
 
 from treebrain.errors import InputError
 from treebrain.kg.models import Narration
-from treebrain.kg.narrations import ColumnMapping, parse_timestamp, read_narrations
+from treebrain.kg.narrations import (
+    ColumnMapping,
+    in_time_order,
+    natural_key,
+    of_video,
+    parse_timestamp,
+    read_narrations,
+    videos_of,
+)
 
 
 @pytest.mark.parametrize(
@@ -57,8 +65,8 @@ def test_epic_kitchens_csv(tmp_path: Path) -> None:
         '\nP01_01_1,00:00:02.50,00:00:04.00,"take milk, carefully",take\n'
     )
     assert read_narrations(path) == [
-        Narration(id="P01_01_0", start=1.1, end=2.45, text="open fridge"),
-        Narration(id="P01_01_1", start=2.5, end=4.0, text="take milk, carefully"),
+        Narration(id="P01_01_0", start=1.1, end=2.45, text="open fridge", video="P01_01"),
+        Narration(id="P01_01_1", start=2.5, end=4.0, text="take milk, carefully", video="P01_01"),
     ]
 
 
@@ -116,3 +124,27 @@ def test_missing_columns_and_bad_jsonl_lines(tmp_path: Path) -> None:
     ]
     with pytest.raises(InputError, match=r"expected a \.csv or \.jsonl narration file"):
         read_narrations(tmp_path / "x.txt")
+
+
+def test_a_file_sorted_by_id_as_text_is_put_back_in_time_order(tmp_path: Path) -> None:
+    path = tmp_path / "P03.csv"
+    path.write_text(
+        "narration_id,video_id,start_timestamp,stop_timestamp,narration\n"
+        "P03_23_0,P03_23,00:00:01.00,00:00:02.00,open fridge\n"
+        "P03_23_10,P03_23,00:00:30.00,00:00:31.00,close fridge\n"
+        "P03_23_2,P03_23,00:00:05.00,00:00:06.00,take milk\n"
+        "P03_3_0,P03_3,00:00:09.00,00:00:10.00,wash hands\n"
+    )
+    narrations = read_narrations(path)
+    ordered, note = in_time_order(narrations)
+    assert [narration.id for narration in ordered] == ["P03_3_0", "P03_23_0", "P03_23_2", "P03_23_10"]
+    assert note is not None and str(note) == (
+        "the file is not in time order (P03_23_2 at 5 s comes after P03_23_10 at 30 s); "
+        "3 narration(s) sorted by start time"
+    )
+    assert in_time_order(ordered) == (ordered, None)
+    assert videos_of(narrations) == ["P03_3", "P03_23"]
+    assert [narration.id for narration in of_video(narrations, "P03_3", path)] == ["P03_3_0"]
+    with pytest.raises(InputError, match=r"no narration of video 'P04_01' \(the file has P03_3, P03_23\)"):
+        of_video(narrations, "P04_01", path)
+    assert natural_key("P03_23_2") < natural_key("P03_23_10")

@@ -7,6 +7,7 @@ from typing import Any
 import networkx as nx
 import pytest
 
+from tests.kg.conftest import entry
 from treebrain.errors import InputError
 from treebrain.kg.graph import KitchenGraph
 from treebrain.kg.models import Interaction, OutcomeKind
@@ -91,7 +92,7 @@ def test_load_reports_every_problem_at_its_line(kg: KitchenGraph, tmp_path: Path
     target_column = lines[target_line - 1].index('"zone_attic_1"') + 1
     assert [str(problem) for problem in raised.value.problems] == [
         f"{path}:{state_line}:{state_column}: nodes[1].state: Input should be a valid string (got 5)",
-        f"{path}:{target_line}:{target_column}: links[0].target: 'zone_attic_1' is not a zone node",
+        f"{path}:{target_line}:{target_column}: links[0].target: 'zone_attic_1' is not a zone or food node",
     ]
 
 
@@ -132,7 +133,7 @@ def test_duplicate_ids_and_dangling_last_zone_are_errors(kg: KitchenGraph, tmp_p
     messages = [problem.message for problem in raised.value.problems]
     assert messages == [
         "nodes[4].id: duplicate node id 'zone_fridge_1'",
-        "nodes[1].last_zone: no zone 'zone_cellar_1' in the file",
+        "nodes[1].last_zone: no zone or object 'zone_cellar_1' in the file",
     ]
     assert all(problem.location.line > 0 for problem in raised.value.problems)
 
@@ -153,3 +154,37 @@ def test_impossible_hand_states_are_repaired_with_warnings(kg: KitchenGraph, tmp
     assert loaded.kg.hands() == {"right": "food_mug_1"}
     assert loaded.kg.zone_of("food_milk_1") == "zone_fridge_1"
     assert loaded.kg.zone_of("food_mug_1") is None
+
+
+def test_objects_in_objects_and_narration_ids_survive_a_round_trip(kg: KitchenGraph, tmp_path: Path) -> None:
+    table = kg.add_zone("table", "surface")
+    plate = kg.add_food("plate")
+    bread = kg.add_food("bread")
+    kg.put_at(bread, plate)  # the plate is put on the table after the bread is on it
+    kg.put_at(plate, table)
+    kg.record(bread, entry("P01_01_7", 7.0, "put bread on plate", OutcomeKind.PLACE))
+    path = tmp_path / "kg.json"
+    save_graph(kg, path)
+    again = load_graph(path).kg
+    assert (again.location_of(bread), again.zone_of(bread)) == (plate, table)
+    assert again.has_narration("P01_01_7") and again.narration_count() == 1
+    data = json.loads(path.read_text())
+    assert data["version"] == 2
+    data["links"].append({"source": plate, "target": bread, "relation": "located_in"})
+    data["links"] = [link for link in data["links"] if link["source"] != plate] + [data["links"][-1]]
+    path.write_text(json.dumps(data))
+    with pytest.raises(InputError, match=r"links\[1\]: food_plate_1 would be inside itself"):
+        load_graph(path)
+
+
+def test_a_version_1_file_loads_as_it_is(kg: KitchenGraph, tmp_path: Path) -> None:
+    path = tmp_path / "kg.json"
+    save_graph(_kitchen(kg), path)
+    data = json.loads(path.read_text())
+    data["version"] = 1
+    for node in data["nodes"]:
+        for record in node["history"]:
+            del record["narration_id"]
+    path.write_text(json.dumps(data))
+    loaded = load_graph(path).kg
+    assert loaded.view("food_milk_1").hand == "right" and loaded.narration_count() == 0

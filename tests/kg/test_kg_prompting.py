@@ -12,6 +12,7 @@ from treebrain.kg.models import Interaction, LlmPrompt, Narration, OutcomeKind
 from treebrain.kg.prompting import (
     RetryFeedback,
     build_update_prompt,
+    choose_shots,
     load_templates,
     seconds,
     update_answer_schema,
@@ -24,7 +25,8 @@ NARRATION = Narration(id="n", start=9.34, end=11.16, text="Pick up a mug from th
 def _prompt(kitchen: KitchenConfig, kg: KitchenGraph, feedback: RetryFeedback | None = None) -> LlmPrompt:
     extraction = extract_entities(NARRATION.text, kitchen.vocabulary)
     retrieval = retrieve_candidates(kg, extraction, kitchen.retrieval)
-    return build_update_prompt(kitchen.templates, NARRATION, extraction, retrieval, feedback)
+    shots = choose_shots(kitchen.shots, NARRATION, extraction, retrieval, kitchen.few_shot_count)
+    return build_update_prompt(kitchen.templates, NARRATION, extraction, retrieval, feedback, shots)
 
 
 def test_prompt_has_system_examples_context_and_request(kitchen: KitchenConfig, kg: KitchenGraph) -> None:
@@ -36,8 +38,8 @@ def test_prompt_has_system_examples_context_and_request(kitchen: KitchenConfig, 
     )
     prompt = _prompt(kitchen, kg)
     assert prompt.system.startswith("You track food in a kitchen")
-    assert [message.role for message in prompt.messages] == ["user", "assistant"] * 4 + ["user"]
-    assert prompt.messages[1].content.startswith('{"update_type": "CREATE_NEW", "target_food_id": null')
+    assert [message.role for message in prompt.messages] == ["user", "assistant"] * 2 + ["user"]
+    assert prompt.messages[3].content.startswith('{"update_type": "TAKE", "target_food_id": "food_mug_1"')
     request = prompt.messages[-1].content
     assert request == (
         "KNOWN FOOD NODES that may be the food in this narration (held first, then most recently seen):\n"
@@ -106,3 +108,40 @@ def test_template_problems_are_located(tmp_path: Path, kitchen_dir: Path) -> Non
         "for the following tags: 'elif' or 'else' or 'endif'. The innermost block that needs to be closed is 'if'.",
         f"{tmp_path / 'extract_request.j2'}: prompt template not found",
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "closest"),
+    [
+        ("pour the milk into the bowl", "pouring from a held food -> MODIFY_STATE, it stays in hand"),
+        ("put the mug down", 'putting a food down where the narration does not say -> PLACE at "unknown"'),
+        ("take the fork", "taking a food the graph already knows -> TAKE with its id"),
+    ],
+)
+def test_the_examples_most_like_the_narration_are_chosen(
+    kitchen: KitchenConfig, kg: KitchenGraph, text: str, closest: str
+) -> None:
+    kg.hold(kg.add_food("milk"), "left")
+    kg.hold(kg.add_food("mug"), "right")
+    kg.add_food("fork")
+    narration = Narration(id="n", start=1.0, end=2.0, text=text)
+    extraction = extract_entities(text, kitchen.vocabulary)
+    shots = choose_shots(kitchen.shots, narration, extraction, retrieve_candidates(kg, extraction), 2)
+    assert len(shots) == 2 and shots[-1].title == closest, [shot.title for shot in shots]
+    assert choose_shots(kitchen.shots, narration, extraction, retrieve_candidates(kg, extraction), 0) == ()
+
+
+def test_the_request_says_what_the_kitchens_lists_do_not_know(
+    kitchen: KitchenConfig, kg: KitchenGraph
+) -> None:
+    narration = Narration(id="n", start=1.0, end=2.0, text="zest the baking tray")
+    extraction = extract_entities(narration.text, kitchen.vocabulary)
+    request = (
+        build_update_prompt(kitchen.templates, narration, extraction, retrieve_candidates(kg, extraction))
+        .messages[-1]
+        .content
+    )
+    assert (
+        "RULE-BASED READING (may be incomplete): verb zest (not in the kitchen's verbs); food baking tray "
+        "(not in the kitchen's lists: name it as the narration does); location ?"
+    ) in request

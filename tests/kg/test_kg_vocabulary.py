@@ -6,7 +6,7 @@ import pytest
 
 from treebrain.errors import InputError
 from treebrain.kg.models import UpdateType
-from treebrain.kg.vocabulary import Vocabulary, load_vocabulary
+from treebrain.kg.vocabulary import Vocabulary, VocabularyFiles, load_vocabulary
 
 
 @pytest.mark.parametrize(
@@ -35,12 +35,12 @@ def test_update_type_normalisation(vocabulary: Vocabulary, written: str, expecte
         ("the Refrigerator", ("fridge", "appliance")),
         ("bottom shelf of the cupboard", ("lower shelf", "storage")),
         ("zone_fridge_1", ("fridge", "appliance")),
-        ("fruit bowl", ("fruit bowl", "storage")),
-        ("the frying pans", ("pan", "container")),
-        ("", ("unknown place", "storage")),
+        ("fruit bowl", None),  # an object, never a zone
+        ("the frying pans", None),
+        ("", None),
     ],
 )
-def test_zone_for(vocabulary: Vocabulary, phrase: str, zone: tuple[str, str]) -> None:
+def test_zone_for(vocabulary: Vocabulary, phrase: str, zone: tuple[str, str] | None) -> None:
     assert vocabulary.zone_for(phrase) == zone
 
 
@@ -50,22 +50,32 @@ def test_food_synonyms_fold_to_one_name(vocabulary: Vocabulary) -> None:
     assert vocabulary.food_phrases["teabag"] == "tea bag"
 
 
-def _write(directory: Path, verbs: str, foods: str, locations: str) -> tuple[Path, Path, Path]:
-    paths = (directory / "verbs.yaml", directory / "foods.yaml", directory / "locations.yaml")
-    for path, text in zip(paths, (verbs, foods, locations), strict=True):
+def _write(directory: Path, verbs: str, foods: str, locations: str, nouns: str = "{}\n") -> VocabularyFiles:
+    files = VocabularyFiles(
+        directory / "verbs.yaml",
+        directory / "foods.yaml",
+        directory / "locations.yaml",
+        directory / "nouns.yaml",
+    )
+    for path, text in zip(
+        (files.verbs, files.foods, files.locations, files.nouns),
+        (verbs, foods, locations, nouns),
+        strict=True,
+    ):
         path.write_text(text)
-    return paths
+    return files
 
 
 def test_clashing_phrases_are_located(tmp_path: Path, kitchen_dir: Path) -> None:
-    verbs, foods, locations = _write(
+    files = _write(
         tmp_path,
         "verbs:\n  - {verb: take, type: TAKE}\n  - {verb: Take, type: PLACE}\n",
         "foods:\n  milk: [milk bottle]\n  mug: [cup, Milk Bottle]\n  cup: []\n",
         (kitchen_dir / "locations.yaml").read_text(),
     )
+    verbs, foods = files.verbs, files.foods
     with pytest.raises(InputError) as raised:
-        load_vocabulary(verbs, foods, locations)
+        load_vocabulary(files)
     assert [str(problem) for problem in raised.value.problems] == [
         f"{verbs}:3:12: verbs[1].verb: 'Take' is already listed at verbs[0].verb",
         f"{foods}:3:9: foods.mug[0]: 'cup' is already listed at foods.cup",
@@ -74,16 +84,18 @@ def test_clashing_phrases_are_located(tmp_path: Path, kitchen_dir: Path) -> None
 
 
 def test_every_file_is_checked_before_failing(tmp_path: Path) -> None:
-    verbs, foods, locations = _write(
+    files = _write(
         tmp_path,
         "verbs:\n  - {verb: take, type: GRAB}\n",
         "foods: [milk]\n",
-        "default_zone_type: storage\nzones: {}\nhands: {left: [left hand]}\nprepositions: {source: [from, off]}\n",
+        "zones: {}\nhands: {left: [left hand]}\nprepositions: {source: [from, off]}\n",
+        "max_words: 0\n",
     )
     with pytest.raises(InputError) as raised:
-        load_vocabulary(verbs, foods, locations)
+        load_vocabulary(files)
     assert [str(problem) for problem in raised.value.problems] == [
-        f"{verbs}:2:24: verbs[0].type: Input should be 'CREATE_NEW', 'TAKE', 'PLACE' or 'MODIFY_STATE' (got 'GRAB')",
-        f"{foods}:1:8: foods: Input should be a valid dictionary",
-        f"{locations}:4:31: prepositions.source[1]: Input should be a valid string (got False)",
+        f"{files.verbs}:2:24: verbs[0].type: Input should be 'CREATE_NEW', 'TAKE', 'PLACE' or 'MODIFY_STATE' (got 'GRAB')",
+        f"{files.foods}:1:8: foods: Input should be a valid dictionary",
+        f"{files.locations}:3:31: prepositions.source[1]: Input should be a valid string (got False)",
+        f"{files.nouns}:1:12: max_words: Input should be greater than or equal to 1 (got 0)",
     ]

@@ -39,6 +39,7 @@ def test_the_kitchen_leaves_are_registered() -> None:
         "kg.outcome",
         "kg.read_extraction",
         "kg.retrieve",
+        "kg.rule_update",
         "kg.update_prompt",
     ]
 

@@ -1,4 +1,5 @@
-"""``treebrain kg ingest`` killed (SIGKILL) in the middle of a save leaves the last complete graph."""
+"""``treebrain kg ingest`` killed (SIGKILL) in the middle of a save leaves the last complete graph, and
+running it again resumes where that graph ends: nothing lost, nothing applied twice."""
 
 from __future__ import annotations
 
@@ -31,13 +32,15 @@ def narrations_in(path: Path) -> int:
     """How many narrations a saved graph has recorded (each leaves exactly one history entry)."""
     kg = load_graph(path).kg
     entries = [*kg.food_ids(), *kg.zone_ids()]
-    return sum(len(kg.history(node)) for node in entries) + len(kg.events())
+    recorded = sum(len(kg.history(node)) for node in entries) + len(kg.events())
+    assert recorded == kg.narration_count(), "one entry per narration id"
+    return recorded
 
 
 def test_killing_ingest_mid_save_keeps_the_last_complete_graph(files: Any, tmp_path: Path) -> None:
     graph = tmp_path / "kg.json"
     argv = ["kg", "ingest", str(files.sample_csv), "--robot", str(files.robot), "--kg", str(graph)]
-    argv += ["--provider", "scripted", "--save-every", "1", "-q"]
+    argv += ["--provider", "none", "--save-seconds", "0", "-q"]
     env = {**os.environ, "PYTHONPATH": str(files.repo)}
     recorded = 0
     for kill_at in (4, 7):
@@ -55,6 +58,25 @@ def test_killing_ingest_mid_save_keeps_the_last_complete_graph(files: Any, tmp_p
         child.stdout.close()
         assert child.returncode == -signal.SIGKILL
         assert list(tmp_path.glob(".kg.json.*.tmp")), "the kill should have left the unfinished temp file"
-        # Saves 1 .. kill_at-1 completed, one narration each, on top of the graph the run loaded.
+        # Saves 1 .. kill_at-1 completed, one narration each, on top of the graph the run loaded (the
+        # second run skips the narrations the first one saved).
         recorded += kill_at - 1
         assert narrations_in(graph) == recorded
+    finished = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from treebrain.cli import main; sys.exit(main(sys.argv[1:]))",
+            *argv,
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=files.repo,
+        check=False,
+    )
+    assert finished.returncode == 0, finished.stderr
+    assert (
+        f"note: resuming: {recorded} of 22 narration(s) are already in the graph, skipped" in finished.stderr
+    )
+    assert narrations_in(graph) == 22

@@ -1,6 +1,6 @@
-"""``treebrain eval kg`` with the real local Gemma 3 270M on a tiny scenario: it must finish without
-errors and only validated (or flagged rule-based) updates may reach the graph. Whether the small
-model is right is not asserted."""
+"""``treebrain eval kg`` with the real local Gemma 3 270M on a tiny scenario, the model asked for every
+narration (``--no-rules-first``): it must finish without errors and only validated (or flagged
+rule-based) updates may reach the graph. Whether the small model is right is not asserted."""
 
 from __future__ import annotations
 
@@ -35,7 +35,17 @@ def test_the_local_model_runs_the_kitchen_eval_without_errors(files: Any, tmp_pa
     scenarios.mkdir()
     (scenarios / "mini.yaml").write_text(SCENARIO)
     report_file = tmp_path / "eval.json"
-    argv = ["eval", "kg", "--robot", files.robot, "--provider", "local", "--scenarios", scenarios]
+    argv = [
+        "eval",
+        "kg",
+        "--robot",
+        files.robot,
+        "--provider",
+        "local",
+        "--no-rules-first",
+        "--scenarios",
+        scenarios,
+    ]
     assert main([str(arg) for arg in [*argv, "--out", report_file]]) == 0
     report = json.loads(report_file.read_text())
     assert (report["profile"], report["narrations"]) == ("local", 2)

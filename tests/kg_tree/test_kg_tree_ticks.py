@@ -1,5 +1,6 @@
-"""The kitchen tree tick by tick: exact statuses, the retry loop, the fallback, zone events, the
-optional LLM extractor, halting, and prompts identical to the plain loop's."""
+"""The kitchen tree tick by tick: exact statuses, the rule path, the retry loop, the fallback, zone
+events, narrations about no object, rules only, the optional LLM extractor, halting, and prompts
+identical to the plain loop's."""
 
 from __future__ import annotations
 
@@ -22,7 +23,8 @@ from treebrain.testing import TreeHarness
 RobotMaker = Callable[..., Path]
 
 ROOT = "narration"
-RETRIES = "narration/apply/food_update/update/retry_with_feedback/attempts_or_fallback"
+DECIDE = "narration/apply/food_update/decide"
+RETRIES = f"{DECIDE}/by_llm/update/retry_with_feedback/attempts_or_fallback"
 ATTEMPTS = f"{RETRIES}/llm_update/attempts"
 ASK = f"{ATTEMPTS}/attempt/ask_non_fatal/ask"
 JUDGE = f"{ATTEMPTS}/attempt/judge"
@@ -74,12 +76,24 @@ DUPLICATE = update_answer(
 
 
 def harness_for(
-    robot: Path, config: KitchenConfig, narration: Narration, *, llm_extractor: bool = False
+    robot: Path,
+    config: KitchenConfig,
+    narration: Narration,
+    *,
+    llm_extractor: bool = False,
+    rules_first: bool = False,
+    use_llm: bool = True,
 ) -> tuple[TreeHarness, KitchenGraph, list[dict[str, Any]]]:
-    """The tree on a fake clock with milk in the fridge; also the LLM requests it sends."""
+    """The tree on a fake clock with milk in the fridge; also the LLM requests it sends. The LLM is
+    asked even where the rules are certain unless `rules_first` (the robot's default)."""
     graph = config.new_graph()
     graph.put_at(graph.add_food("milk"), graph.add_zone("fridge", "appliance"))
-    values = {"/kg/narration": narration, "/kg/use_llm_extractor": llm_extractor}
+    values = {
+        "/kg/narration": narration,
+        "/kg/use_llm_extractor": llm_extractor,
+        "/kg/rules_first": rules_first,
+        "/kg/use_llm": use_llm,
+    }
     harness = TreeHarness.from_file(robot, values=values)
     harness.tree.context.provide(
         KitchenGraphService, KitchenGraphService(config, graph, None, Path("kitchen.yaml"))
@@ -234,10 +248,85 @@ def test_each_run_starts_clean_so_the_next_narration_sees_no_stale_values(
     assert not harness.blackboard.has("/kg/retrieval") and not harness.blackboard.has("/kg/update")
 
 
+def test_the_rule_path_decides_without_an_llm_call(
+    make_robot: RobotMaker, kitchen_config: KitchenConfig
+) -> None:
+    harness, graph, requests = harness_for(make_robot(), kitchen_config, TAKE_MILK, rules_first=True)
+    harness.assert_ticks(
+        [
+            {
+                ROOT: "SUCCESS",
+                f"{DECIDE}/by_rules/rules": "SUCCESS",
+                f"{DECIDE}/by_rules/apply_rules": "SUCCESS",
+                f"{DECIDE}/by_llm": "INVALID",
+            }
+        ]
+    )
+    assert requests == []
+    report = outcome_of(harness).report
+    assert (report.outcome, report.food_id, report.source, report.confidence) == (
+        OutcomeKind.TAKE,
+        "food_milk_1",
+        "rules",
+        "normal",
+    )
+    assert graph.hand_of("food_milk_1") == "right"
+
+
+def test_what_the_rules_are_unsure_of_goes_to_the_llm(
+    make_robot: RobotMaker, kitchen_config: KitchenConfig
+) -> None:
+    narration = Narration(id="j1", start=1.0, end=2.0, text="juggle the milk")
+    juggled = update_answer(
+        "MODIFY_STATE", "food_milk_1", start=1.0, end=2.0, action="juggle", state="juggled"
+    )
+    harness, graph, requests = harness_for(make_robot(juggled), kitchen_config, narration, rules_first=True)
+    harness.assert_ticks(
+        [{f"{DECIDE}/by_rules/rules": "FAILURE", ASK: "RUNNING"}, {APPLY: "SUCCESS", ROOT: "SUCCESS"}]
+    )
+    harness.assert_blackboard({"/kg/rule_reason": "the verb 'juggle' is not in the vocabulary"})
+    assert len(requests) == 1 and graph.view("food_milk_1").state == "juggled"
+
+
+def test_rules_only_flags_what_the_rules_are_unsure_of(
+    make_robot: RobotMaker, kitchen_config: KitchenConfig
+) -> None:
+    narration = Narration(id="j2", start=1.0, end=2.0, text="juggle the milk")
+    harness, _, requests = harness_for(make_robot(), kitchen_config, narration, use_llm=False)
+    harness.assert_ticks(
+        [{f"{DECIDE}/rules_unsure_no_llm": "SUCCESS", f"{DECIDE}/by_llm/llm_on": "FAILURE", ROOT: "SUCCESS"}]
+    )
+    assert requests == []
+    report = outcome_of(harness).report
+    assert (report.outcome, report.source, report.confidence) == (OutcomeKind.MODIFY_STATE, "rules", "low")
+
+
+def test_a_narration_about_no_object_is_kept_unattributed_with_the_reason(
+    make_robot: RobotMaker, kitchen_config: KitchenConfig
+) -> None:
+    narration = Narration(id="h1", start=1.0, end=2.0, text="wash hands")
+    harness, graph, requests = harness_for(make_robot(), kitchen_config, narration)
+    harness.assert_ticks(
+        [
+            {
+                "narration/apply/no_object/keep_unattributed": "SUCCESS",
+                "narration/apply/food_update": "INVALID",
+                ROOT: "SUCCESS",
+            }
+        ]
+    )
+    assert requests == [] and graph.history("food_milk_1") == []
+    assert [(event.narration_id, event.note) for event in graph.events()] == [
+        ("h1", "'hands': the person's own hands, not a kitchen object")
+    ]
+
+
 def test_the_llm_extractor_reads_what_the_rules_cannot(
     make_robot: RobotMaker, kitchen_config: KitchenConfig
 ) -> None:
-    narration = Narration(id="x1", start=5.0, end=6.0, text="stretch the left hand inside to reach the oats")
+    narration = Narration(
+        id="x1", start=5.0, end=6.0, text="stretch the left hand inside the cupboard to reach the oats"
+    )
     extracted = {
         "food": "oats",
         "action": "take",
@@ -260,6 +349,7 @@ def test_the_llm_extractor_reads_what_the_rules_cannot(
     harness, _, requests = harness_for(robot, kitchen_config, narration, llm_extractor=True)
     harness.assert_ticks([{EXTRACTOR: "RUNNING", RULES: "INVALID"}, {EXTRACTOR: "SUCCESS", ASK: "RUNNING"}])
     assert harness.tick().name == "SUCCESS"
+    assert len(requests) == 2
     extraction = harness.value("/kg/extraction")
     assert extract_entities(narration.text, kitchen_config.vocabulary).food is None  # the rules see no food
     assert (extraction.food, extraction.location, extraction.hand, extraction.verb_type) == (
@@ -270,6 +360,17 @@ def test_the_llm_extractor_reads_what_the_rules_cannot(
     )
     assert requests[0]["json_schema"]["required"][0] == "food"
     assert outcome_of(harness).report.outcome is OutcomeKind.CREATE_NEW
+    then_rules, graph, requests = harness_for(
+        robot, kitchen_config, narration, llm_extractor=True, rules_first=True
+    )
+    then_rules.assert_ticks(
+        [
+            {EXTRACTOR: "RUNNING"},
+            {EXTRACTOR: "SUCCESS", f"{DECIDE}/by_rules/rules": "SUCCESS", ROOT: "SUCCESS"},
+        ]
+    )
+    assert len(requests) == 1, "what the extractor read, the rules then decide"
+    assert [graph.view(food).name for food in graph.food_ids()] == ["milk", "oat"]
 
 
 def test_an_unusable_extractor_answer_falls_back_to_the_rules(

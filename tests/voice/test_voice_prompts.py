@@ -46,9 +46,20 @@ def test_pass_1_request() -> None:
     assert request.user.endswith('VOICE COMMAND: "make a cheese sandwich"')
     assert "CORRECTION" not in request.user
     assert "CREATIVE MODE" not in request.user
-    schema = request.json_schema["properties"]["sequence"]["items"]["properties"]
-    assert schema["instruction"]["enum"] == ISET.valid_composites()
-    assert schema["params"]["properties"]["item"]["enum"] == ["bread", "meat", "cheese", "lettuce", "tomato"]
+    calls = {
+        call["properties"]["instruction"]["const"]: call["properties"]["params"]
+        for call in request.json_schema["properties"]["sequence"]["items"]["anyOf"]
+    }
+    assert list(calls) == ISET.valid_composites()
+    assert calls["add_layer"]["properties"]["item"]["enum"] == [
+        "bread",
+        "meat",
+        "cheese",
+        "lettuce",
+        "tomato",
+    ]
+    assert (calls["add_layer"]["required"], calls["add_layer"]["additionalProperties"]) == (["item"], False)
+    assert calls["go_home"]["properties"] == {}
 
 
 def test_creative_requests_sample_at_temperature_one_with_the_axes() -> None:

@@ -14,6 +14,7 @@ from py_trees.common import Status
 from treebrain.testing import TreeHarness
 
 REPO = Path(__file__).resolve().parents[2]
+PARSER = "voice/interpret/answer/understand/answer_or_ask/parser"
 Steps = list[tuple[str, dict[str, Any]]]
 
 
@@ -37,9 +38,12 @@ class VoiceTree:
         self.folder = folder
         self.memory = folder / "memory"
 
-    def robot(self, *answers: Any, driver: dict[str, Any] | None = None, **sections: Any) -> Path:
+    def robot(
+        self, *answers: Any, driver: dict[str, Any] | None = None, parser: bool = False, **sections: Any
+    ) -> Path:
         """A robot file running the real voice tree on a sim arm (instant motion unless the driver
-        params say otherwise) with a scripted LLM playing `answers`."""
+        params say otherwise) with a scripted LLM playing `answers`; the slot-filling parser is off
+        unless `parser` (the answers are for the LLM path)."""
         data: dict[str, Any] = {
             "robot": "test_gofa",
             "tree": str(self.tree),
@@ -49,16 +53,16 @@ class VoiceTree:
                 "default": "script",
                 "profiles": {"script": {"provider": "scripted", "responses": list(answers)}},
             },
-            "overrides": {"voice/kit": {"memory_dir": str(self.memory)}},
+            "overrides": {"voice/kit": {"memory_dir": str(self.memory)}, PARSER: {"enabled": parser}},
             **sections,
         }
         path = self.folder / "robot.yaml"
         path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
         return path
 
-    def gofa_copy(self, **scripted: Any) -> Path:
+    def gofa_copy(self, parser: bool = False, **scripted: Any) -> Path:
         """config/robots/gofa.yaml with instant motion, memory in the test folder, its files found
-        from here and, if given, its scripted profile changed."""
+        from here, the parser off unless `parser` and, if given, its scripted profile changed."""
         robot = yaml.safe_load(self.gofa.read_text(encoding="utf-8"))
         robot["tree"] = str(self.tree)
         robot["driver"]["params"]["simulate_motion"] = False
@@ -66,6 +70,7 @@ class VoiceTree:
         profile["responses_file"] = str((self.gofa.parent / profile["responses_file"]).resolve())
         profile.update(scripted)
         robot["overrides"]["voice/kit"]["memory_dir"] = str(self.memory)
+        robot["overrides"][PARSER] = {"enabled": parser}
         path = self.folder / "gofa.yaml"
         path.write_text(yaml.safe_dump(robot, sort_keys=False), encoding="utf-8")
         return path

@@ -117,10 +117,11 @@ def test_an_unknown_provider_is_bad_input(voice: VoiceTree, capsys: pytest.Captu
 
 
 def scripted_eval(robot: Path, out: Path) -> list[str]:
-    """`treebrain eval voice` arguments playing the suite's scripted answers through `robot`'s tree."""
+    """`treebrain eval voice` arguments playing the suite's scripted answers through `robot`'s tree
+    (the cloud configuration: the parser off, so every command the script answers reaches it)."""
     return [
         *("eval", "voice", str(SUITE), "--robot", str(robot), "--provider", "scripted"),
-        *("--responses", str(RESPONSES), "--out", str(out), "--hz", "1000"),
+        *("--responses", str(RESPONSES), "--out", str(out), "--hz", "1000", "--no-parser"),
     ]
 
 

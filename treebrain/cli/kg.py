@@ -1,16 +1,20 @@
-"""``treebrain kg ...`` and ``treebrain eval kg``: the kitchen knowledge-graph pipeline.
+"""``treebrain kg ...``: the kitchen knowledge-graph pipeline.
 
-``ingest`` runs the kitchen tree once per narration (a progress bar; the graph saved atomically at
-the end and every ``--save-every`` narrations); ``where``, ``history``, ``show`` and ``draw`` read a
-saved graph; ``eval kg`` runs the labelled scenarios through the tree and scores them.
+``ingest`` runs the kitchen tree once per narration, in time order (one video's with ``--video``),
+skipping narrations the graph already holds, saving every few seconds and at the end; the queries
+(``where``, ``history``, ``last``, ``open``, ``unattributed``, ``show``, ``draw``) are in
+``kg_queries``, ``treebrain eval kg`` in ``kg_eval``.
 ``--provider PROFILE`` replaces the robot file's ``llm.default`` for the run (every LLM leaf of the
-kitchen tree uses the default profile); a ``scripted`` profile without a script of its own answers
-from the kitchen's scripted answers by narration id (``--answers``).
+kitchen tree uses the default profile); ``--provider none`` asks no LLM at all (the rules decide, and
+what they are unsure of is flagged low-confidence); a ``scripted`` profile without a script of its
+own answers from the kitchen's scripted answers by narration id (``--answers``).
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -18,28 +22,22 @@ from typing import Any
 from py_trees.common import Status
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
-from treebrain.behaviours.context import RobotSettings
 from treebrain.behaviours.kg.service import KitchenGraphService, kitchen_paths
 from treebrain.behaviours.llm.service import LLMService, choose_default_profile, robot_llm_section
 from treebrain.cli.common import EXIT_FAILURE, EXIT_OK
+from treebrain.cli.kg_queries import DEFAULT_ROBOT, add_query_commands
 from treebrain.errors import InputError
-from treebrain.files import atomic_write_json
-from treebrain.kg.drawing import draw_graph
-from treebrain.kg.eval_set import load_eval_set
-from treebrain.kg.evaluation import EvalReport, evaluate, run_scenario_with
 from treebrain.kg.graph import KitchenGraph
-from treebrain.kg.models import FoodView, Narration
+from treebrain.kg.ingest import SavePolicy, plan_ingest
+from treebrain.kg.models import Narration
 from treebrain.kg.narrations import read_narrations
 from treebrain.kg.pipeline import NarrationOutcome
-from treebrain.kg.queries import find_foods, food_table, history_of
 from treebrain.kg.scripted import KitchenProviders
-from treebrain.trees import compile_file, load_tree
+from treebrain.trees import load_tree
 
-DEFAULT_ROBOT = Path("config/robots/kitchen.yaml")
-EVAL_OUT = Path("runs/kitchen/eval_kg.json")
-MISMATCHES_SHOWN = 20
+WARNINGS_SHOWN = 10
+NO_LLM = "none"
 
 
 class NarrationFailed(RuntimeError):
@@ -47,7 +45,11 @@ class NarrationFailed(RuntimeError):
 
 
 class KitchenSession:
-    """The kitchen tree, loaded once; each narration is one run of it, ticked until it finishes."""
+    """The kitchen tree, loaded once; each narration is one run of it, ticked until it finishes.
+
+    `provider` "none" asks no LLM (the tree's /kg/use_llm is false); `rules_first` False asks the
+    LLM even when the rules are certain (to measure a model).
+    """
 
     def __init__(
         self,
@@ -57,19 +59,32 @@ class KitchenSession:
         kg: Path | None = None,
         answers: Path | None = None,
         llm_extractor: bool = False,
+        rules_first: bool = True,
+        fresh: bool = False,
+        dataset_classes: tuple[Path | None, Path | None] | None = None,
         hz: float = 200.0,
     ) -> None:
-        self.tree = load_tree(robot, values={"/kg/use_llm_extractor": True} if llm_extractor else None)
+        if provider == NO_LLM and llm_extractor:
+            raise InputError.single("--llm-extractor needs an LLM: it cannot go with --provider none", robot)
+        values = {
+            "/kg/use_llm_extractor": llm_extractor,
+            "/kg/use_llm": provider != NO_LLM,
+            "/kg/rules_first": rules_first,
+        }
+        self.tree = load_tree(robot, values=values)
         try:
             settings = self.tree.context.robot
             paths = kitchen_paths(settings)
-            self.kitchen = KitchenGraphService.open(paths.kitchen, kg or paths.kg)
+            self.kitchen = KitchenGraphService.open(
+                paths.kitchen, kg or paths.kg, fresh=fresh, dataset_classes=dataset_classes
+            )
             self.providers = KitchenProviders(
                 answers or paths.kitchen.parent / "eval" / "scripted_answers.jsonl"
             )
-            choose_default_profile(settings, provider)
+            if provider != NO_LLM:
+                choose_default_profile(settings, provider)
             section = robot_llm_section(settings)
-            self.profile = section.default
+            self.profile = NO_LLM if provider == NO_LLM else section.default
             self.llm = LLMService(section, self.tree.context, settings.base_dir, self.providers)
         except BaseException:
             self.tree.close()
@@ -108,58 +123,64 @@ class KitchenSession:
         self.tree.close()
 
 
-def _robot_settings(robot: Path) -> RobotSettings:
-    compiled = compile_file(robot)
-    compiled.raise_for_problems()
-    if compiled.robot is None:
-        raise InputError.single("expected a robot file (with 'robot:' and 'tree:'), got a tree file", robot)
-    return compiled.robot.settings
-
-
-def open_saved_graph(args: argparse.Namespace) -> KitchenGraphService:
-    """The saved graph of `--kg` (default: the robot's), read with the kitchen's vocabulary."""
-    paths = kitchen_paths(_robot_settings(args.robot))
-    return KitchenGraphService.open(paths.kitchen, args.kg or paths.kg, require_graph=True)
-
-
-def _where(food: FoodView) -> str:
-    return food.location_text.removeprefix("at ")
+def kitchen_session(args: argparse.Namespace, **extra: Any) -> KitchenSession:
+    """The session the command's options describe (`extra`: the graph file, a fresh graph)."""
+    classes = (args.verb_classes, args.noun_classes) if args.verb_classes or args.noun_classes else None
+    return KitchenSession(
+        args.robot,
+        provider=args.provider,
+        answers=args.answers,
+        llm_extractor=args.llm_extractor,
+        rules_first=args.rules_first,
+        dataset_classes=classes,
+        hz=args.hz,
+        **extra,
+    )
 
 
 # ----- ingest -------------------------------------------------------------------------------------
 def cmd_ingest(args: argparse.Namespace) -> int:
-    session = KitchenSession(
-        args.robot,
-        provider=args.provider,
-        kg=args.kg,
-        answers=args.answers,
-        llm_extractor=args.llm_extractor,
-        hz=args.hz,
-    )
+    session = kitchen_session(args, kg=args.kg, fresh=args.new)
     try:
-        narrations = read_narrations(args.narrations, session.kitchen.config.columns)
         if session.kitchen.kg_path is None:
             raise InputError.single("no graph file: pass --kg or set driver.params.kg", args.robot)
+        narrations = read_narrations(args.narrations, session.kitchen.config.columns)
+        plan = plan_ingest(narrations, session.kitchen.kg, args.narrations, args.video)
     except BaseException:
         session.close()
         raise
-    console = Console(stderr=True)
-    for warning in session.kitchen.load_warnings:
-        console.print(f"loaded with a repair: {warning}", highlight=False)
-    outcomes: list[NarrationOutcome] = []
+    console = Console(stderr=True, highlight=False, soft_wrap=True)
+    console.print(_starting(session, args.new), markup=False)
+    for note in [*session.kitchen.load_warnings, *plan.notes]:
+        console.print(f"note: {note}", markup=False)
+    policy = SavePolicy(every=args.save_every, seconds=args.save_seconds)
+    outcomes: list[tuple[NarrationOutcome, float]] = []
     failures: list[str] = []
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    since_save, last_save, save_cost = 0, time.monotonic(), 0.0
     try:
         with Progress(*columns, console=console, disable=args.quiet) as progress:
-            task = progress.add_task(f"narrations ({session.profile})", total=len(narrations))
-            for done, narration in enumerate(narrations, start=1):
+            task = progress.add_task(f"narrations ({session.profile})", total=len(plan.todo))
+            for narration in plan.todo:
+                started = time.perf_counter()
                 try:
-                    outcomes.append(session.process(narration))
+                    outcome = session.process(narration)
                 except NarrationFailed as failure:
                     failures.append(str(failure))
-                progress.advance(task)
-                if args.save_every and done % args.save_every == 0:
+                    continue
+                finally:
+                    progress.advance(task)
+                seconds = time.perf_counter() - started
+                outcomes.append((outcome, seconds))
+                progress.update(task, description=f"{narration.id} {_ms(seconds)} ({session.profile})")
+                if args.verbose:
+                    console.print(_line(outcome, seconds), markup=False)
+                since_save += 1
+                if policy.due(since_save, time.monotonic() - last_save, save_cost):
+                    saving = time.monotonic()
                     session.kitchen.save()
+                    since_save, last_save = 0, time.monotonic()
+                    save_cost = last_save - saving
     finally:
         saved = session.kitchen.save()
         session.close()
@@ -167,217 +188,121 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     return EXIT_FAILURE if failures else EXIT_OK
 
 
-def _print_ingest_summary(outcomes: list[NarrationOutcome], failures: list[str], saved: Path) -> None:
-    kinds = Counter(outcome.report.outcome.value for outcome in outcomes)
-    retries = sum(outcome.retries for outcome in outcomes)
-    low = sum(outcome.report.confidence == "low" for outcome in outcomes)
+def _starting(session: KitchenSession, fresh: bool) -> str:
+    kitchen = session.kitchen
+    path = kitchen.kg_path
+    if fresh and path is not None and path.exists():
+        return f"starting an empty graph; {path} is replaced at the first save"
+    kg = kitchen.kg
+    if kg.narration_count() or kg.food_count():
+        return (
+            f"appending to the graph in {path} ({kg.food_count()} object(s), {kg.narration_count()} "
+            "narration(s) already applied); pass --new to start an empty one, or --kg FILE"
+        )
+    return f"new graph: {path}"
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:.1f} ms" if seconds < 10 else f"{seconds:.1f} s"
+
+
+def _line(outcome: NarrationOutcome, seconds: float) -> str:
+    report = outcome.report
+    who = (
+        "unattributed"
+        if report.source is None
+        else report.source + (" (low)" if report.confidence == "low" else "")
+    )
+    target = report.food_id or report.zone_id or "-"
+    return f"{outcome.narration.id}  {_ms(seconds):>9}  {who:<12} {report.outcome.value:<13} {target:<24} {outcome.narration.text}"
+
+
+def _print_ingest_summary(
+    outcomes: list[tuple[NarrationOutcome, float]], failures: list[str], saved: Path
+) -> None:
+    reports = [outcome.report for outcome, _ in outcomes]
+    if not reports and not failures:
+        print(f"nothing to do: every narration is already in the graph\nsaved {saved}")
+        return
+    kinds = Counter(report.outcome.value for report in reports)
     print(
-        f"{len(outcomes)} narration(s): "
+        f"{len(reports)} narration(s): "
         + ", ".join(f"{kind} {count}" for kind, count in sorted(kinds.items()))
     )
-    print(f"retries: {retries}; low-confidence rule-based updates: {low}")
-    for outcome in outcomes:
-        for warning in outcome.report.warnings:
-            print(f"warning: {outcome.narration.id}: {warning}")
+    by_rules = sum(report.source == "rules" and report.confidence == "normal" for report in reports)
+    by_llm = sum(report.source == "llm" for report in reports)
+    low = sum(report.source == "rules" and report.confidence == "low" for report in reports)
+    retries = sum(outcome.retries for outcome, _ in outcomes)
+    print(
+        f"decided by the rules: {by_rules}; by the LLM: {by_llm} ({retries} retries); low-confidence rule-based: {low}"
+    )
+    if kinds["UNATTRIBUTED"]:
+        print(f"not attributed to any object: {kinds['UNATTRIBUTED']} (`treebrain kg unattributed` says why)")
+    if outcomes:
+        times = [seconds for _, seconds in outcomes]
+        total = sum(times)
+        print(
+            f"time: {total:.2f} s, {len(times) / total:.1f} narrations/s; per narration median "
+            f"{_ms(statistics.median(times))}, max {_ms(max(times))}"
+        )
+    warnings = [f"{report.narration_id}: {warning}" for report in reports for warning in report.warnings]
+    for warning in warnings[:WARNINGS_SHOWN]:
+        print(f"warning: {warning}")
+    if len(warnings) > WARNINGS_SHOWN:
+        print(f"... and {len(warnings) - WARNINGS_SHOWN} more warning(s) (`treebrain kg history` shows them)")
     for failure in failures:
         print(f"FAILED: {failure}")
     print(f"saved {saved}")
 
 
-# ----- queries ------------------------------------------------------------------------------------
-def _no_match(graph: KitchenGraph, query: str) -> int:
-    suggestions = find_foods(graph, query).suggestions
-    hint = f"; did you mean: {', '.join(suggestions)}?" if suggestions else ""
-    print(f"no food matches {query!r}{hint}")
-    return EXIT_FAILURE
-
-
-def cmd_where(args: argparse.Namespace) -> int:
-    graph = open_saved_graph(args).kg
-    found = find_foods(graph, args.food)
-    if not found.matches:
-        return _no_match(graph, args.food)
-    for food in found.matches:
-        print(
-            f"{food.food_id} ({food.name}): {_where(food)}; state {food.state}; last seen {food.last_seen:g} s"
-        )
-    return EXIT_OK
-
-
-def cmd_history(args: argparse.Namespace) -> int:
-    graph = open_saved_graph(args).kg
-    histories = history_of(graph, args.food)
-    if not histories:
-        return _no_match(graph, args.food)
-    console = Console()
-    for history in histories:
-        food = history.food
-        table = Table(
-            title=f"{food.food_id} ({food.name}): {_where(food)}, {food.state}", title_justify="left"
-        )
-        for column in ("time (s)", "action", "narration", "where", "outcome", "note"):
-            table.add_column(column)
-        for entry in history.interactions:
-            note = entry.note + (" [low confidence]" if entry.confidence == "low" else "")
-            table.add_row(
-                f"{entry.start:g}-{entry.end:g}",
-                entry.action,
-                entry.narration,
-                entry.location_context,
-                entry.outcome.value,
-                note,
-            )
-        console.print(table)
-    return EXIT_OK
-
-
-def cmd_show(args: argparse.Namespace) -> int:
-    graph = open_saved_graph(args).kg
-    foods = food_table(graph)
-    table = Table(
-        title=f"{len(foods)} food(s), {sum(1 for _ in graph.zone_ids())} zone(s), "
-        f"{len(graph.events())} unattributed event(s)",
-        title_justify="left",
-    )
-    table.add_column("food", overflow="fold")
-    for column in ("name", "where", "state", "quantity", "last seen (s)", "interactions"):
-        table.add_column(column)
-    for food in foods:
-        table.add_row(
-            food.food_id,
-            food.name,
-            _where(food),
-            food.state,
-            food.quantity,
-            f"{food.last_seen:g}",
-            str(len(graph.history(food.food_id))),
-        )
-    Console().print(table)
-    return EXIT_OK
-
-
-def cmd_draw(args: argparse.Namespace) -> int:
-    service = open_saved_graph(args)
-    draw_graph(service.kg, args.out, title=f"Kitchen knowledge graph ({args.kg or service.kg_path})")
-    print(f"wrote {args.out}")
-    return EXIT_OK
-
-
-# ----- evaluation ---------------------------------------------------------------------------------
-def cmd_eval(args: argparse.Namespace) -> int:
-    session = KitchenSession(
-        args.robot,
-        provider=args.provider,
-        answers=args.answers,
-        llm_extractor=args.llm_extractor,
-        hz=args.hz,
-    )
-    try:
-        scenarios = load_eval_set(
-            args.scenarios or session.kitchen.kitchen_file.parent / "eval" / "scenarios"
-        )
-        config = session.kitchen.config
-        runs = [run_scenario_with(scenario, config, session.process_on) for scenario in scenarios]
-    except NarrationFailed as failure:
-        print(f"FAILED: {failure}")
-        return EXIT_FAILURE
-    finally:
-        session.close()
-    report = evaluate(scenarios, runs, config.vocabulary.names)
-    print(eval_markdown(report, session.profile))
-    outcomes = [_outcome_json(outcome) for run in runs for outcome in run.outcomes]
-    atomic_write_json(
-        args.out, {"profile": session.profile, **report.model_dump(mode="json"), "outcomes": outcomes}
-    )
-    print(f"\nwrote {args.out}")
-    return EXIT_OK
-
-
-def _outcome_json(outcome: NarrationOutcome) -> dict[str, Any]:
-    """What one narration went through, for reading an evaluation run afterwards."""
-    report = outcome.report
-    return {
-        "narration": outcome.narration.id,
-        "outcome": report.outcome.value,
-        "food_id": report.food_id,
-        "confidence": report.confidence,
-        "attempt_errors": [list(attempt.errors) for attempt in outcome.attempts],
-        "warnings": list(report.warnings),
-    }
-
-
-def eval_markdown(report: EvalReport, profile: str) -> str:
-    """The report as a Markdown table, followed by the first mismatches."""
-    rows: list[tuple[str, Any]] = [
-        ("profile", profile),
-        ("scenarios", report.scenarios),
-        ("narrations", report.narrations),
-        ("update-type accuracy", f"{report.update_type_accuracy:.1%}"),
-        ("target-food accuracy", f"{report.target_accuracy:.1%}"),
-        ("step accuracy", f"{report.step_accuracy:.1%}"),
-        ("final location accuracy", f"{report.location_accuracy:.1%}"),
-        ("final state accuracy", f"{report.state_accuracy:.1%}"),
-        ("duplicate-node rate", f"{report.duplicate_node_rate:.1%}"),
-        ("retries per narration", f"{report.retries_per_narration:.3f}"),
-        ("low-confidence fallbacks", f"{report.low_confidence_rate:.1%}"),
-    ]
-    lines = ["| metric | value |", "|---|---|", *(f"| {name} | {value} |" for name, value in rows)]
-    if report.mismatches:
-        lines += ["", f"{len(report.mismatches)} mismatch(es):"]
-        lines += [f"- {mismatch}" for mismatch in report.mismatches[:MISMATCHES_SHOWN]]
-        if len(report.mismatches) > MISMATCHES_SHOWN:
-            lines.append(f"- ... and {len(report.mismatches) - MISMATCHES_SHOWN} more (see the JSON file)")
-    return "\n".join(lines)
-
-
 # ----- argument parsing ---------------------------------------------------------------------------
-def _graph_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--robot", type=Path, default=DEFAULT_ROBOT, help="robot file (default %(default)s)")
-    parser.add_argument("--kg", type=Path, help="graph file (default: the robot's driver.params.kg)")
-
-
-def _run_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--provider", metavar="PROFILE", help="LLM profile instead of the robot's default")
+def run_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--provider",
+        metavar="PROFILE",
+        help=f"LLM profile instead of the robot's default; {NO_LLM!r}: rules only, no LLM",
+    )
     parser.add_argument("--answers", type=Path, help="scripted answers for a `scripted` profile")
     parser.add_argument("--llm-extractor", action="store_true", help="read narrations with the LLM first")
+    parser.add_argument(
+        "--rules-first",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="apply the rules' update without an LLM call when the narration settles it (default: yes)",
+    )
+    parser.add_argument(
+        "--verb-classes", type=Path, help="the dataset's verb class file (EPIC_100_verb_classes.csv)"
+    )
+    parser.add_argument(
+        "--noun-classes", type=Path, help="the dataset's noun class file (EPIC_100_noun_classes.csv)"
+    )
     parser.add_argument("--hz", type=float, default=200.0, help="tick rate during LLM calls (default 200)")
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``treebrain kg ingest|where|history|show|draw``."""
+    """Add ``treebrain kg ingest|where|history|last|open|unattributed|show|draw``."""
     kg = commands.add_parser("kg", help="the kitchen knowledge graph: ingest narrations, query, draw")
     actions = kg.add_subparsers(dest="kg_command", required=True)
     ingest = actions.add_parser("ingest", help="update the graph from a narration file (CSV or JSONL)")
     ingest.add_argument("narrations", type=Path)
-    _graph_options(ingest)
-    _run_options(ingest)
-    ingest.add_argument("--save-every", type=int, default=0, metavar="N", help="also save every N narrations")
-    ingest.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
-    ingest.set_defaults(handler=cmd_ingest)
-    for name, handler, summary in (
-        ("where", cmd_where, "where a food is (by id, name or synonym)"),
-        ("history", cmd_history, "everything that happened to a food"),
-    ):
-        query = actions.add_parser(name, help=summary)
-        query.add_argument("food")
-        _graph_options(query)
-        query.set_defaults(handler=handler)
-    show = actions.add_parser("show", help="every food as a table")
-    _graph_options(show)
-    show.set_defaults(handler=cmd_show)
-    draw = actions.add_parser("draw", help="a picture of the zones, the hands and the foods in each")
-    draw.add_argument("--out", type=Path, required=True, help="PNG file to write")
-    _graph_options(draw)
-    draw.set_defaults(handler=cmd_draw)
-
-
-def register_eval(evaluations: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``treebrain eval kg``."""
-    evaluation = evaluations.add_parser("kg", help="score the kitchen tree on the labelled scenarios")
-    evaluation.add_argument(
-        "--robot", type=Path, default=DEFAULT_ROBOT, help="robot file (default %(default)s)"
+    ingest.add_argument(
+        "--robot", type=Path, default=DEFAULT_ROBOT, help="robot file (default: the kitchen's)"
     )
-    _run_options(evaluation)
-    evaluation.add_argument("--scenarios", type=Path, help="scenario directory (default: the kitchen's)")
-    evaluation.add_argument("--out", type=Path, default=EVAL_OUT, help="JSON report (default %(default)s)")
-    evaluation.set_defaults(handler=cmd_eval)
+    ingest.add_argument("--kg", type=Path, help="graph file (default: the robot's driver.params.kg)")
+    run_options(ingest)
+    ingest.add_argument("--video", metavar="ID", help="only this video's narrations (e.g. P03_23)")
+    ingest.add_argument(
+        "--new", action="store_true", help="start an empty graph instead of adding to the file's"
+    )
+    ingest.add_argument("--save-every", type=int, default=0, metavar="N", help="also save every N narrations")
+    ingest.add_argument(
+        "--save-seconds",
+        type=float,
+        default=2.0,
+        metavar="S",
+        help="save at most S seconds after the last save (default 2; 0: after every narration)",
+    )
+    ingest.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    ingest.add_argument("--verbose", "-v", action="store_true", help="one line per narration, with its time")
+    ingest.set_defaults(handler=cmd_ingest)
+    add_query_commands(actions)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from treebrain.behaviours.arm.service import ArmService
@@ -17,7 +18,7 @@ from treebrain.cli.common import EXIT_OK
 from treebrain.cli.voice import install_provider, outcome, robot_options, run_command, value
 from treebrain.clock import MonotonicClock
 from treebrain.errors import InputError
-from treebrain.llm import CallContext, LLMError, LLMErrorKind, LLMRequest, LLMResponse
+from treebrain.llm import CallContext, LLMError, LLMErrorKind, LLMFailure, LLMRequest, LLMResponse
 from treebrain.llm.providers.base import Answer, Pricing, build_response
 from treebrain.robots.arm.limits import ArmLimits
 from treebrain.robots.arm.sim_arm import SimArm, SimArmParams
@@ -33,6 +34,7 @@ from treebrain.voice.suite import (
     load_suite,
 )
 
+PARSER_NODE = "voice/interpret/answer/understand/answer_or_ask/parser"
 PURPOSE_BY_SCHEMA: dict[str, Purpose] = {
     "voice_generate": "generate",
     "voice_review": "validate",
@@ -86,9 +88,33 @@ class SuiteAnswers:
         """Nothing to release."""
 
 
-def case_tree(robot: Path, case: SuiteCase, memory: Path, provider: str | None) -> TreebrainTree:
-    """A fresh voice tree for one case: its own memory, a simulated arm with instant motion."""
-    tree = load_tree(robot, overrides={"voice/kit": {"memory_dir": str(memory)}}, clock=MonotonicClock())
+class NoModel:
+    """The parser-only configuration: every LLM call fails as a missing model does, so a command the
+    parser is unsure of ends with nothing done."""
+
+    name = "none"
+    model = "none"
+    timeout_s = 1.0
+
+    def complete(self, request: LLMRequest, context: CallContext) -> LLMResponse:
+        raise LLMError(
+            LLMErrorKind.CONFIG, "no model in this configuration (--no-llm)", cause=LLMFailure.MISSING_MODEL
+        )
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+def case_tree(
+    robot: Path, case: SuiteCase, memory: Path, provider: str | None, *, parser: bool = True
+) -> TreebrainTree:
+    """A fresh voice tree for one case: its own memory, a simulated arm with instant motion, and the
+    slot-filling parser on or off."""
+    overrides: dict[str, dict[str, object]] = {
+        "voice/kit": {"memory_dir": str(memory)},
+        PARSER_NODE: {"enabled": parser},
+    }
+    tree = load_tree(robot, overrides=overrides, clock=MonotonicClock())
     settings = tree.context.robot
     choose_default_profile(settings, provider)
     if case.repair is not None:
@@ -122,7 +148,9 @@ def evaluate(
             )
     if player is not None:
         player.command = case.command
+    started = time.perf_counter()
     run = run_command(tree, case.command, hz, seed)
+    seconds = time.perf_counter() - started
     blackboard = tree.blackboard
     trace = value(blackboard, "/voice/trace")
     ended = outcome(blackboard, run)
@@ -139,12 +167,18 @@ def evaluate(
         strict=suite.strict_mode,
         final=tree.context.service(ArmService).driver.observe(),
         memory_saved=bool(memory.get("saved")),
+        scripted=player is not None,
+        seconds=seconds,
     )
 
 
 def cmd_eval_voice(args: argparse.Namespace) -> int:
     suite = load_suite(args.suite)
-    cases = [case for case in suite.cases if not args.case or case.id in args.case]
+    cases = [
+        case
+        for case in suite.cases
+        if (not args.case or case.id in args.case) and (args.split is None or case.split == args.split)
+    ]
     unknown = sorted(set(args.case or []) - {case.id for case in suite.cases})
     if unknown:
         raise InputError.single(f"--case: no such case in the suite: {', '.join(unknown)}", args.suite)
@@ -152,13 +186,16 @@ def cmd_eval_voice(args: argparse.Namespace) -> int:
     if args.responses is not None:
         scripted = load_scripted_responses(args.responses, suite)
         player = SuiteAnswers(ScriptedSuiteResponder(suite, scripted), scripted.pricing.model)
+    stand_in = player if player is not None else (NoModel() if args.no_llm else None)
     outcomes = []
     with tempfile.TemporaryDirectory(prefix="treebrain-voice-eval-") as scratch:
         for case in cases:
-            tree = case_tree(args.robot, case, Path(scratch) / case.id, args.provider)
+            tree = case_tree(
+                args.robot, case, Path(scratch) / case.id, args.provider, parser=not args.no_parser
+            )
             try:
-                if player is not None:
-                    install_provider(tree, player)
+                if stand_in is not None:
+                    install_provider(tree, stand_in)
                 outcomes.append(evaluate(tree, case, suite, args.hz, player))
             finally:
                 tree.close()
@@ -178,6 +215,12 @@ def cmd_eval_voice(args: argparse.Namespace) -> int:
         f"pass-3 fixes {report.pass3_fixes} · tokens {report.input_tokens} in / {report.output_tokens} out · "
         f"${report.cost_usd:.4f} (${report.cost_usd / max(1, report.cases):.5f} per command)"
     )
+    timing = report.llm_timing
+    if timing is not None:
+        print(
+            f"LLM-routed commands: {timing.commands} · seconds each: median {timing.median_s:.1f} · "
+            f"p90 {timing.p90_s:.1f} · min {timing.min_s:.1f} · max {timing.max_s:.1f}"
+        )
     print(f"report: {markdown} and {data}")
     return EXIT_OK
 
@@ -195,6 +238,17 @@ def register_eval(evaluations: argparse._SubParsersAction[argparse.ArgumentParse
         help="play these scripted answers (e.g. config/voice/observation_responses.yaml) instead of a model",
     )
     evaluate_voice.add_argument("--case", action="append", metavar="ID", help="run only these cases")
+    evaluate_voice.add_argument(
+        "--split", choices=["train", "heldout"], help="run only this half of the suite (docs/offline.md)"
+    )
+    evaluate_voice.add_argument(
+        "--no-parser",
+        action="store_true",
+        help="switch the slot-filling parser off (the LLM answers instead)",
+    )
+    evaluate_voice.add_argument(
+        "--no-llm", action="store_true", help="no model: what the parser is unsure of ends with nothing done"
+    )
     evaluate_voice.add_argument(
         "--out", type=Path, default=Path("runs/voice_eval"), help="report folder (default runs/voice_eval)"
     )

@@ -1,17 +1,18 @@
 """The kitchen pipeline's configuration bundle (``config/kitchen/kitchen.yaml``), loaded once.
 
-It ties together the vocabulary files, the prompt templates, the few-shot examples, the narration
-column mapping and the retrieval and retry settings. Each few-shot example describes a small graph;
-loading builds that graph, runs the real extraction, retrieval and validator on the example, and
-renders it with the real request template, so an example can never drift from what the pipeline
-does (an example answer the validator would reject is a located load error).
+It ties together the vocabulary files (and a dataset's class files, when given), the prompt
+templates, the few-shot examples, the narration column mapping and the retrieval, retry and query
+settings. Each few-shot example describes a small graph; loading builds that graph, runs the real
+extraction, retrieval and validator on the example, and renders it with the real request template,
+so an example can never drift from what the pipeline does (an example answer the validator would
+reject is a located load error).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -23,29 +24,41 @@ from treebrain.kg.extraction import extract_entities
 from treebrain.kg.graph import KitchenGraph
 from treebrain.kg.models import ChatMessage, Frozen, HandSlot, Interaction, Narration
 from treebrain.kg.narrations import ColumnMapping
-from treebrain.kg.prompting import PromptTemplates, load_templates, render_request
+from treebrain.kg.places import PlaceResolver
+from treebrain.kg.prompting import PromptTemplates, Shot, load_templates, render_request
 from treebrain.kg.retrieval import RetrievalSettings, retrieve_candidates
 from treebrain.kg.validation import validate_update
-from treebrain.kg.vocabulary import Vocabulary, load_vocabulary
+from treebrain.kg.vocabulary import Vocabulary, VocabularyFiles, load_vocabulary
 
 T = TypeVar("T")
 
 
-class VocabularyFiles(Frozen):
+class VocabularyNames(Frozen):
     verbs: str = "verbs.yaml"
     foods: str = "foods.yaml"
     locations: str = "locations.yaml"
+    nouns: str = "nouns.yaml"
+
+
+class ClassFiles(Frozen):
+    """A dataset's verb and noun class files (EPIC-KITCHENS' ``EPIC_100_*_classes.csv``), if any."""
+
+    verbs: str | None = None
+    nouns: str | None = None
 
 
 class KitchenFile(Frozen):
     """``kitchen.yaml``; paths are relative to the file itself."""
 
-    vocabulary: VocabularyFiles = VocabularyFiles()
+    vocabulary: VocabularyNames = VocabularyNames()
+    dataset_classes: ClassFiles = ClassFiles()
     few_shot: str = "few_shot.yaml"
+    few_shot_count: int = Field(default=2, ge=0, le=10)
     prompts: str = "prompts"
     narration_columns: ColumnMapping = ColumnMapping()
     retrieval: RetrievalSettings = RetrievalSettings()
     max_attempts: int = Field(default=3, ge=1, le=10)
+    open_states: list[str] = Field(default=["open", "on"], min_length=1)
 
 
 class ExampleFood(Frozen):
@@ -78,45 +91,63 @@ class KitchenConfig:
     vocabulary: Vocabulary
     templates: PromptTemplates
     examples: tuple[FewShotExample, ...]
+    shots: tuple[Shot, ...]
+    few_shot_count: int
     columns: ColumnMapping
     retrieval: RetrievalSettings
     max_attempts: int
+    open_states: tuple[str, ...]
 
     def new_graph(self) -> KitchenGraph:
         """An empty graph that folds food synonyms the way this kitchen's vocabulary does."""
         return KitchenGraph(self.vocabulary.names)
 
 
-def load_kitchen_config(path: str | Path) -> KitchenConfig:
-    """Load ``kitchen.yaml`` and everything it names; InputError lists every problem found."""
+def load_kitchen_config(
+    path: str | Path, dataset_classes: tuple[Path | None, Path | None] | None = None
+) -> KitchenConfig:
+    """Load ``kitchen.yaml`` and everything it names; InputError lists every problem found.
+
+    `dataset_classes` (verb class file, noun class file) replaces the file's ``dataset_classes``.
+    """
     settings = load_model(path, KitchenFile)
     base = Path(path).parent
-    problems: list[Problem] = []
-    vocabulary = _collect(
-        problems,
-        lambda: load_vocabulary(
-            base / settings.vocabulary.verbs,
-            base / settings.vocabulary.foods,
-            base / settings.vocabulary.locations,
-        ),
+    named = settings.dataset_classes
+    verb_classes, noun_classes = dataset_classes or (
+        base / named.verbs if named.verbs else None,
+        base / named.nouns if named.nouns else None,
     )
+    files = VocabularyFiles(
+        verbs=base / settings.vocabulary.verbs,
+        foods=base / settings.vocabulary.foods,
+        locations=base / settings.vocabulary.locations,
+        nouns=base / settings.vocabulary.nouns,
+        verb_classes=verb_classes,
+        noun_classes=noun_classes,
+    )
+    problems: list[Problem] = []
+    vocabulary = _collect(problems, lambda: load_vocabulary(files))
     templates = _collect(problems, lambda: load_templates(base / settings.prompts))
     few_shot = _collect(problems, lambda: read_document(base / settings.few_shot))
     if vocabulary is None or templates is None or few_shot is None:
         raise InputError(problems)
     examples = few_shot.validated(FewShotFile).examples
-    turns: list[ChatMessage] = []
-    for index, example in enumerate(examples):
-        turns += _example_turns(example, vocabulary, templates, settings.retrieval, few_shot, index, problems)
+    shots = [
+        _shot(example, vocabulary, templates, settings.retrieval, few_shot, index, problems)
+        for index, example in enumerate(examples)
+    ]
     if problems:
         raise InputError(problems)
     return KitchenConfig(
         vocabulary=vocabulary,
-        templates=replace(templates, few_shot=tuple(turns)),
+        templates=templates,
         examples=tuple(examples),
+        shots=tuple(shots),
+        few_shot_count=settings.few_shot_count,
         columns=settings.narration_columns,
         retrieval=settings.retrieval,
         max_attempts=settings.max_attempts,
+        open_states=tuple(settings.open_states),
     )
 
 
@@ -132,8 +163,8 @@ def _collect(problems: list[Problem], load: Callable[[], T]) -> T | None:
 def example_graph(example: FewShotExample, vocabulary: Vocabulary) -> KitchenGraph:
     """The small graph a few-shot example describes."""
     kg = KitchenGraph(vocabulary.names)
+    places = PlaceResolver(kg, vocabulary)
     for food in example.foods:
-        zone_id = kg.ensure_zone(*vocabulary.zone_for(food.zone))[0] if food.zone else None
         before = example.narration.start
         attributes = {
             "name": food.name,
@@ -145,11 +176,13 @@ def example_graph(example: FewShotExample, vocabulary: Vocabulary) -> KitchenGra
             "last_zone": None,
             "history": list(food.history),
         }
-        kg.restore_food(food.food_id, attributes, zone_id)
+        kg.restore_food(food.food_id, attributes)
+        if food.zone:
+            kg.put_at(food.food_id, places.place(food.zone))
     return kg
 
 
-def _example_turns(
+def _shot(
     example: FewShotExample,
     vocabulary: Vocabulary,
     templates: PromptTemplates,
@@ -157,7 +190,7 @@ def _example_turns(
     source: Document,
     index: int,
     problems: list[Problem],
-) -> list[ChatMessage]:
+) -> Shot:
     kg = example_graph(example, vocabulary)
     extraction = extract_entities(example.narration.text, vocabulary)
     retrieval = retrieve_candidates(kg, extraction, settings)
@@ -168,4 +201,11 @@ def _example_turns(
         )
     request = render_request(templates, example.narration, extraction, retrieval)
     answer = json.dumps(example.answer, ensure_ascii=False)
-    return [ChatMessage(role="user", content=request), ChatMessage(role="assistant", content=answer)]
+    return Shot(
+        title=example.title,
+        request=ChatMessage(role="user", content=request),
+        answer=ChatMessage(role="assistant", content=answer),
+        verb_type=extraction.verb_type,
+        first_sighting=not retrieval.matching(),
+        words=frozenset(example.narration.text.lower().split()),
+    )

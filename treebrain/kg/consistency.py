@@ -11,11 +11,14 @@ from treebrain.kg.models import HAND_ORDER, HandSlot
 
 
 def put_back(kg: KitchenGraph, food_id: str) -> str:
-    """Take a held food out of the hand: back to the zone it came from, or an unknown place."""
-    zone_id = kg.last_zone_of(food_id)
-    if zone_id is not None and kg.has_zone(zone_id):
-        kg.put_at(food_id, zone_id)
-        return f"put back at {zone_id}"
+    """Take a held food out of the hand: back where it came from (a zone or an object), or to an
+    unknown place."""
+    place_id = kg.last_zone_of(food_id)
+    if place_id is not None and (
+        kg.has_zone(place_id) or (kg.has_food(place_id) and not kg.contains(food_id, place_id))
+    ):
+        kg.put_at(food_id, place_id)
+        return f"put back at {place_id}"
     kg.forget_location(food_id)
     return "put down at an unknown place"
 

@@ -1,4 +1,5 @@
-"""A picture of the kitchen: one box per zone listing the foods there, plus the hands.
+"""A picture of the kitchen: one box per zone listing the foods there (with the object each is in,
+if any), plus the hands.
 
 Drawn with matplotlib's Agg canvas directly (no pyplot, no global backend switch), so it works
 headless and in threads. Boxes are laid out on a grid; a zone with many foods lists the most
@@ -31,7 +32,8 @@ class _Box:
 
 def _food_line(food: FoodView) -> str:
     state = "" if food.state == "unknown" else f" ({food.state})"
-    return f"{food.name}{state} [{food.food_id}]"
+    inside = f" in {food.location_name}" if food.location_id not in (None, food.zone_id) else ""
+    return f"{food.name}{state}{inside} [{food.food_id}]"
 
 
 def _boxes(kg: KitchenGraph, max_lines: int) -> list[_Box]:

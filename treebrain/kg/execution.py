@@ -1,14 +1,15 @@
 """Applying a validated update (or a zone event) to the graph, repairing impossible states.
 
-Every narration leaves a trace: a food's history entry, a zone's history entry, or an
-unattributed event on the graph. Zones are created automatically the first time a location is
-mentioned. When an update implies something a kitchen cannot have (putting down a food that is not
-held, a third food in two hands), the graph is repaired and the report carries a warning.
+Every narration leaves a trace that cites it: a food's history entry, a zone's history entry, or an
+unattributed event on the graph with the reason. Zones and objects named as places are found or
+created by :class:`~treebrain.kg.places.PlaceResolver` (one node per thing). When an update implies
+something a kitchen cannot have (putting down a food that is not held, a third food in two hands,
+a bowl put into itself), the graph is repaired and the report carries a warning.
 """
 
 from __future__ import annotations
 
-from treebrain.kg.consistency import free_hand_for
+from treebrain.kg.consistency import free_hand_for, put_back
 from treebrain.kg.graph import KitchenGraph
 from treebrain.kg.models import (
     ExecutionReport,
@@ -19,68 +20,44 @@ from treebrain.kg.models import (
     OutcomeKind,
     UpdateType,
 )
-from treebrain.kg.names import normalise_phrase
-from treebrain.kg.validation import IN_HAND_WORDS, UNKNOWN_PLACE_WORDS
+from treebrain.kg.places import PlaceResolver, names_place
 from treebrain.kg.vocabulary import Vocabulary
-
-
-class _ZoneResolver:
-    """Finds or creates the zones an update mentions, remembering which it created."""
-
-    def __init__(self, kg: KitchenGraph, vocabulary: Vocabulary) -> None:
-        self.kg = kg
-        self.vocabulary = vocabulary
-        self.created: list[str] = []
-
-    def zone(self, text: str) -> str:
-        if self.kg.has_zone(text):
-            return text
-        name, zone_type = self.vocabulary.zone_for(text)
-        zone_id, created = self.kg.ensure_zone(name, zone_type)
-        if created:
-            self.created.append(zone_id)
-        return zone_id
-
-    def context_zone(self, text: str) -> str | None:
-        """The zone a history entry's location context names, if it names a place at all."""
-        phrase = normalise_phrase(text)
-        if not phrase or phrase in IN_HAND_WORDS or phrase in UNKNOWN_PLACE_WORDS or text.startswith("food_"):
-            return None
-        return self.zone(text)
 
 
 def apply_update(
     kg: KitchenGraph, update: KgUpdate, narration: Narration, vocabulary: Vocabulary
 ) -> ExecutionReport:
-    """Execute CREATE_NEW / TAKE / PLACE / MODIFY_STATE and record the interaction."""
-    zones = _ZoneResolver(kg, vocabulary)
+    """Execute CREATE_NEW / TAKE / PLACE / MODIFY_STATE and record the interaction. A new node is
+    named canonically ("milk bottle" -> milk, "eggs" -> egg), so one kind of thing has one name."""
+    places = PlaceResolver(kg, vocabulary, narration.start)
     warnings: list[str] = []
-    context_zone = zones.context_zone(update.location_context)
+    context = update.location_context if names_place(update.location_context) else None
+    created: list[str] = []
     if update.update_type is UpdateType.CREATE_NEW and update.new_food is not None:
         info = update.new_food
-        food_id = kg.add_food(info.name, state=info.state, quantity=info.quantity, seen_at=narration.start)
-        if context_zone is not None:
-            kg.put_at(food_id, context_zone)
+        name = vocabulary.names.canonical(info.name) or info.name
+        food_id = kg.add_food(name, state=info.state, quantity=info.quantity, seen_at=narration.start)
+        created.append(food_id)
+        if context is not None:
+            _put(kg, food_id, places.place(context), warnings)
     elif update.target_food_id is not None:
         food_id = update.target_food_id
     else:
         raise ValueError(f"{update.update_type.value} update without a target food")
-    _move(kg, food_id, update, context_zone, zones, warnings)
+    _move(kg, food_id, update, context, places, warnings)
     kg.set_properties(food_id, update.state, update.quantity)
     notes = [*update.notes, *warnings]
+    outcome = OutcomeKind(update.update_type.value)
     kg.record(
-        food_id,
-        _interaction(
-            narration, update.action, OutcomeKind(update.update_type.value), context_zone, notes, update
-        ),
+        food_id, _interaction(narration, update.action, outcome, update.location_context, notes, update)
     )
     return ExecutionReport(
         narration_id=narration.id,
-        outcome=OutcomeKind(update.update_type.value),
+        outcome=outcome,
         food_id=food_id,
         zone_id=kg.zone_of(food_id),
-        created_food=update.update_type is UpdateType.CREATE_NEW,
-        created_zones=tuple(zones.created),
+        created=(*created, *places.created),
+        source=update.source,
         confidence=update.confidence,
         warnings=tuple(warnings),
     )
@@ -90,15 +67,15 @@ def _move(
     kg: KitchenGraph,
     food_id: str,
     update: KgUpdate,
-    context_zone: str | None,
-    zones: _ZoneResolver,
+    context: str | None,
+    places: PlaceResolver,
     warnings: list[str],
 ) -> None:
-    """Carry out the update's movement: into a hand, onto a zone, or to an unknown place."""
+    """Carry out the update's movement: into a hand, to a place, back, or to an unknown place."""
     destination = update.destination
     if update.update_type is UpdateType.TAKE or (destination is not None and destination.kind == "hand"):
-        if kg.hand_of(food_id) is None and kg.zone_of(food_id) is None and context_zone is not None:
-            kg.put_at(food_id, context_zone)
+        if kg.hand_of(food_id) is None and kg.location_of(food_id) is None and context is not None:
+            _put(kg, food_id, places.place(context), warnings)
         slot, repairs = free_hand_for(kg, food_id, destination.hand if destination else None)
         warnings += repairs
         kg.hold(food_id, slot)
@@ -106,29 +83,46 @@ def _move(
     if update.update_type is UpdateType.PLACE and kg.hand_of(food_id) is None:
         warnings.append(f"{food_id} was not in hand ({kg.view(food_id, 0).location_text}) when placed")
     if destination is not None and destination.kind == "zone" and destination.zone is not None:
-        kg.put_at(food_id, zones.zone(destination.zone))
+        _put(kg, food_id, places.place(destination.zone), warnings)
+    elif destination is not None and destination.kind == "back":
+        put_back(kg, food_id)
     elif update.update_type is UpdateType.PLACE or (
         destination is not None and destination.kind == "unknown"
     ):
         kg.forget_location(food_id)
-        if update.update_type is UpdateType.PLACE:
-            warnings.append(f"{food_id} was put down at an unknown place")
+
+
+def _put(kg: KitchenGraph, food_id: str, place_id: str, warnings: list[str]) -> None:
+    """Put a food at a place; a place inside the food itself ("the bowl into its own spoon") is refused
+    and the food goes to that place's zone instead."""
+    if kg.has_food(place_id) and kg.contains(food_id, place_id):
+        zone_id = kg.zone_of(food_id)
+        warnings.append(
+            f"{food_id} cannot go into {place_id}, which is in it; left at {zone_id or 'an unknown place'}"
+        )
+        if zone_id is None:
+            kg.forget_location(food_id)
+        else:
+            kg.put_at(food_id, zone_id)
+        return
+    kg.put_at(food_id, place_id)
 
 
 def _interaction(
     narration: Narration,
     action: str,
     outcome: OutcomeKind,
-    context: str | None,
+    context: str,
     notes: list[str],
     update: KgUpdate | None = None,
 ) -> Interaction:
     return Interaction(
+        narration_id=narration.id,
         start=narration.start,
         end=narration.end,
         action=action,
         narration=narration.text,
-        location_context=context or (update.location_context if update else ""),
+        location_context=context,
         outcome=outcome,
         confidence=update.confidence if update else "normal",
         note="; ".join(notes),
@@ -139,8 +133,10 @@ def apply_zone_event(
     kg: KitchenGraph, narration: Narration, extraction: Extraction, vocabulary: Vocabulary
 ) -> ExecutionReport:
     """A narration about a zone itself ("open the fridge"): the zone's history and state change."""
-    zones = _ZoneResolver(kg, vocabulary)
-    zone_id = zones.zone(extraction.location or "unknown place")
+    if extraction.location is None:
+        raise ValueError("a zone event needs the zone the narration names")
+    places = PlaceResolver(kg, vocabulary, narration.start)
+    zone_id = places.place(extraction.location)
     action = extraction.verb or "handle"
     kg.record_zone(
         zone_id, _interaction(narration, action, OutcomeKind.ZONE_EVENT, zone_id, []), extraction.state_after
@@ -149,13 +145,16 @@ def apply_zone_event(
         narration_id=narration.id,
         outcome=OutcomeKind.ZONE_EVENT,
         zone_id=zone_id,
-        created_zones=tuple(zones.created),
+        created=tuple(places.created),
+        source="rules",
     )
 
 
 def record_unattributed(kg: KitchenGraph, narration: Narration, reason: str) -> ExecutionReport:
-    """Keep a narration no food could be found for as an event on the graph, with a warning."""
+    """Keep a narration no object could be found for as an event on the graph, with the reason
+    (``treebrain kg unattributed`` lists them)."""
     interaction = Interaction(
+        narration_id=narration.id,
         start=narration.start,
         end=narration.end,
         action="unknown",
@@ -165,9 +164,4 @@ def record_unattributed(kg: KitchenGraph, narration: Narration, reason: str) -> 
         note=reason,
     )
     kg.record_event(interaction)
-    return ExecutionReport(
-        narration_id=narration.id,
-        outcome=OutcomeKind.UNATTRIBUTED,
-        confidence="low",
-        warnings=(f"no food identified ({reason}); kept as an unattributed event",),
-    )
+    return ExecutionReport(narration_id=narration.id, outcome=OutcomeKind.UNATTRIBUTED, confidence="low")

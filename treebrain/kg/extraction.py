@@ -1,9 +1,12 @@
-"""Rule-based entity extraction: which verb, food, location and hand a narration mentions.
+"""Rule-based entity extraction: which verb, object, place and hand a narration mentions.
 
-Narrations are short imperative phrases ("pick up the mug from the lower shelf with the left hand"),
-so longest-phrase matching against the kitchen vocabulary is fast (a few microseconds) and
-predictable. The result guides retrieval and the prompt, and is what the fallback update is built
-from when every LLM attempt fails.
+Narrations are short imperative phrases ("pick up the mug from the lower shelf with the left hand",
+EPIC-KITCHENS' "take baking tray"), so matching against the kitchen vocabulary is fast (a few
+microseconds) and predictable. The object is the noun phrase right after the verb: a food the
+vocabulary lists (or a phrase ending in one: "small plate" is a plate), a zone ("open fridge"), a
+noun that is no object ("wash hands"), or any other noun, which becomes an object of the open
+vocabulary named as the narration names it ("garlic paste", "sponge"). Nothing is taken from
+outside the narration, so the result can only name what the narration names.
 """
 
 from __future__ import annotations
@@ -12,16 +15,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from treebrain.kg.models import Extraction, LocationRole, TargetKind, UpdateType
-from treebrain.kg.names import normalise_phrase, singular
+from treebrain.kg.names import normalise_phrase, singular, singular_phrase
 from treebrain.kg.vocabulary import VerbEntry, Vocabulary
 
-_NUMBER_WORDS = {"one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "half": "0.5"}
-_NEW_INSTANCE_WORDS = frozenset({"another", "second", "new", "extra"})
 _ROLE_PREFERENCE: dict[UpdateType | None, tuple[LocationRole, ...]] = {
     UpdateType.TAKE: ("source", "place", "destination"),
     UpdateType.PLACE: ("destination", "place", "source"),
 }
 _DEFAULT_PREFERENCE: tuple[LocationRole, ...] = ("place", "destination", "source")
+_PARTICLES = ("up", "down", "out", "back", "away", "on", "off")
 
 
 @dataclass(frozen=True)
@@ -36,41 +38,60 @@ class _Span:
 
 @dataclass(frozen=True)
 class _Place:
-    """A zone the narration mentions; role None means it is the verb's object ("open the fridge")."""
+    """A place the narration mentions after a preposition, with the role the preposition gives it."""
 
     name: str
-    role: LocationRole | None
+    role: LocationRole
+
+
+@dataclass(frozen=True)
+class _Object:
+    """What the noun phrase names."""
+
+    kind: TargetKind
+    name: str | None = None
+    phrase: str | None = None
+    known: bool = False
+    reason: str | None = None
 
 
 def extract_entities(text: str, vocabulary: Vocabulary) -> Extraction:
-    """The verb, food, location, hand and quantity a narration mentions (any may be missing)."""
+    """The verb, object, place, hand and quantity a narration mentions (any may be missing); a text
+    too long to be one narrated action is about no object."""
     tokens = normalise_phrase(text).split()
+    if len(tokens) > vocabulary.max_narration_words:
+        reason = f"{len(tokens)} words: too long to be one narrated action (at most {vocabulary.max_narration_words})"
+        return Extraction(not_object=reason, target_kind="none")
     verb_span, verb = _find_verb(tokens, vocabulary)
     taken = set(range(verb_span.start, verb_span.end)) if verb_span else set()
     hand_span = _first_span(tokens, vocabulary.hand_phrases, taken)
     if hand_span:
         taken.update(range(hand_span.start, hand_span.end))
     places = _find_places(tokens, vocabulary, taken)
-    food_span = _first_span(tokens, vocabulary.food_phrases, taken)
+    noun_start = verb_span.end if verb_span else 0
+    quantity = _quantity_at(tokens, noun_start, taken, vocabulary)
+    target = _object(tokens, noun_start, taken, vocabulary)
     verb_type = verb.type if verb else None
-    target_kind: TargetKind = "food" if food_span else "unknown"
     place = _preferred_place(places, verb_type)
-    if food_span is None:
-        object_zone = _first_span(tokens, vocabulary.zone_phrases, taken)
-        if object_zone is not None:
-            place, target_kind = _Place(object_zone.value, None), "zone"
+    location, role = (place.name, place.role) if place else (None, None)
+    if target.kind == "zone":
+        location, role = target.name, None
     return Extraction(
-        verb=verb.verb if verb else None,
+        verb=verb.verb if verb else _unknown_verb(tokens, verb_span),
         verb_type=verb_type,
         state_after=verb.state if verb else None,
-        food=food_span.value if food_span else None,
-        food_phrase=" ".join(tokens[food_span.start : food_span.end]) if food_span else None,
-        location=place.name if place else None,
-        location_role=place.role if place else None,
+        carries=verb.carries if verb else False,
+        pours=verb.pours if verb else False,
+        food=target.name if target.kind == "food" else None,
+        food_phrase=target.phrase if target.kind == "food" else None,
+        known=target.known,
+        not_object=target.reason,
+        location=location,
+        location_role=role,
         hand=vocabulary.hand_phrases[hand_span.key] if hand_span else None,
-        quantity=_quantity_before(tokens, food_span.start) if food_span else None,
-        new_instance=_mentions_new_instance(tokens),
-        target_kind=target_kind,
+        quantity=quantity if target.kind == "food" else None,
+        new_instance=_mentions_new_instance(tokens, vocabulary),
+        target_kind=target.kind,
     )
 
 
@@ -91,7 +112,11 @@ def _verb_forms(word: str) -> list[str]:
 
 
 def _find_verb(tokens: list[str], vocabulary: Vocabulary) -> tuple[_Span | None, VerbEntry | None]:
-    """The first verb phrase; a split particle ("pick the mug up") completes its verb."""
+    """The first verb phrase the vocabulary knows; a split particle ("pick the mug up") completes it.
+
+    A narration whose verb the vocabulary does not know starts with it (they are imperatives), so
+    its first word is taken as an unknown verb: the noun phrase is then what follows it.
+    """
     for start, token in enumerate(tokens):
         for form in _verb_forms(token):
             for length in range(min(vocabulary.longest_phrase, len(tokens) - start), 0, -1):
@@ -100,14 +125,31 @@ def _find_verb(tokens: list[str], vocabulary: Vocabulary) -> tuple[_Span | None,
                 if entry is not None:
                     span = _Span(start, start + length, phrase, entry.verb)
                     return span, _with_particle(entry, tokens, start, vocabulary)
+    if tokens and _is_free_word(tokens[0], vocabulary):
+        return _Span(0, 1, tokens[0], tokens[0]), None
     return None, None
+
+
+def _is_free_word(token: str, vocabulary: Vocabulary) -> bool:
+    """Whether a word can be an unknown verb: not a food, zone, hand or preposition word."""
+    tables: tuple[Mapping[str, object], ...] = (
+        vocabulary.food_phrases,
+        vocabulary.zone_phrases,
+        vocabulary.prepositions,
+        vocabulary.numbers,
+    )
+    return not any(token in table or singular(token) in table for table in tables)
+
+
+def _unknown_verb(tokens: list[str], span: _Span | None) -> str | None:
+    return tokens[span.start] if span is not None else None
 
 
 def _with_particle(entry: VerbEntry, tokens: list[str], start: int, vocabulary: Vocabulary) -> VerbEntry:
     if " " in entry.verb:
         return entry
     later = tokens[start + 1 :]
-    for particle in ("up", "down", "out", "back", "away", "on", "off"):
+    for particle in _PARTICLES:
         longer = vocabulary.verbs.get(f"{normalise_phrase(entry.verb)} {particle}")
         if longer is not None and particle in later[:4]:
             return longer
@@ -137,9 +179,11 @@ def _span_at(tokens: list[str], start: int, table: Mapping[str, str], taken: set
 
 
 def _find_places(tokens: list[str], vocabulary: Vocabulary, taken: set[int]) -> list[_Place]:
-    """Location phrases after a preposition, with the role it gives them; their tokens join `taken`.
+    """Place phrases after a preposition, with the role it gives them; their tokens join `taken`.
 
-    After a preposition a food-like container ("into the mug") is a location too.
+    After a preposition a known zone is matched first; otherwise the phrase up to the next
+    preposition or break word is a place of the open vocabulary ("on the foil", "into the pan"),
+    unless it starts with a verb ("turn the bottle to read the label").
     """
     places: list[_Place] = []
     position = 0
@@ -148,16 +192,91 @@ def _find_places(tokens: list[str], vocabulary: Vocabulary, taken: set[int]) -> 
         if preposition is None:
             position += 1
             continue
-        span = _span_at(tokens, preposition.end, vocabulary.zone_phrases, taken) or _span_at(
-            tokens, preposition.end, vocabulary.food_phrases, taken
-        )
-        if span is None:
-            position += 1
+        zone = _span_at(tokens, preposition.end, vocabulary.zone_phrases, taken)
+        end = zone.end if zone else _phrase_end(tokens, preposition.end, taken, vocabulary)
+        phrase = _phrase_words(tokens[preposition.end : end], vocabulary)
+        if not phrase or len(phrase) > vocabulary.max_words or (not zone and phrase[0] in vocabulary.verbs):
+            position = preposition.end
             continue
-        places.append(_Place(span.value, vocabulary.prepositions[preposition.key]))
-        taken.update(range(position, span.end))
-        position = span.end
+        name = zone.value if zone else singular_phrase(" ".join(phrase))
+        places.append(_Place(name, vocabulary.prepositions[preposition.key]))
+        taken.update(range(position, end))
+        position = end
     return places
+
+
+def _phrase_end(tokens: list[str], start: int, taken: set[int], vocabulary: Vocabulary) -> int:
+    """Where a noun phrase starting at `start` ends: a taken word, a preposition or a break word."""
+    end = start
+    while end < len(tokens) and end not in taken and not _breaks(tokens, end, vocabulary):
+        end += 1
+    return end
+
+
+def _breaks(tokens: list[str], position: int, vocabulary: Vocabulary) -> bool:
+    word = tokens[position]
+    if word in vocabulary.phrase_breaks:
+        return True
+    return _span_at(tokens, position, vocabulary.prepositions, set()) is not None
+
+
+def _phrase_words(words: list[str], vocabulary: Vocabulary) -> list[str]:
+    """A noun phrase's words without quantities, "another" and the like, and "a bit of"."""
+    kept: list[str] = []
+    index = 0
+    while index < len(words):
+        word = words[index]
+        if word in vocabulary.partitives and index + 1 < len(words) and words[index + 1] == "of":
+            index += 2
+            continue
+        skipped = (vocabulary.ignored_words, vocabulary.numbers, vocabulary.new_instance)
+        if not word.isdigit() and not any(word in table for table in skipped):
+            kept.append(word)
+        index += 1
+    return kept
+
+
+def _object(tokens: list[str], start: int, taken: set[int], vocabulary: Vocabulary) -> _Object:
+    """What the noun phrase after the verb names; without one, the first known food anywhere."""
+    while start < len(tokens) and start in taken:
+        start += 1
+    end = _phrase_end(tokens, start, taken, vocabulary)
+    phrase = _phrase_words(tokens[start:end], vocabulary)
+    if not phrase:
+        food = _first_span(tokens, vocabulary.food_phrases, taken)
+        if food is None:
+            return _Object("unknown")
+        return _Object("food", food.value, " ".join(tokens[food.start : food.end]), known=True)
+    if len(phrase) > vocabulary.max_words:
+        reason = (
+            f"no object could be read: {len(phrase)} words where a name has at most {vocabulary.max_words}"
+        )
+        return _Object("unknown", reason=reason)
+    return _named(phrase, vocabulary)
+
+
+def _named(phrase: list[str], vocabulary: Vocabulary) -> _Object:
+    """A noun phrase as an object: a known food, a zone, no object, or a new kind of object.
+
+    The whole phrase is tried first, then its endings ("small plate" -> plate), so a phrase whose
+    head is unknown ("garlic paste", "onion skin") is a thing of its own, not the food it starts with;
+    a thing cut up is that thing ("cucumber slices").
+    """
+    if len(phrase) > 1 and singular(phrase[-1]) in vocabulary.part_words:
+        phrase = phrase[:-1]
+    text = " ".join(phrase)
+    for start in range(len(phrase)):
+        ending = phrase[start:]
+        for key in (" ".join(ending), singular_phrase(" ".join(ending))):
+            if key in vocabulary.food_phrases:
+                return _Object("food", vocabulary.food_phrases[key], text, known=True)
+            if key in vocabulary.zone_phrases:
+                return _Object("zone", vocabulary.zone_phrases[key])
+    head = singular(phrase[-1])
+    reason = vocabulary.not_objects.get(head) or vocabulary.not_objects.get(phrase[-1])
+    if reason is not None:
+        return _Object("none", reason=f"{phrase[-1]!r}: {reason}")
+    return _Object("food", vocabulary.names.canonical(text), text)
 
 
 def _preferred_place(places: list[_Place], verb_type: UpdateType | None) -> _Place | None:
@@ -169,12 +288,16 @@ def _preferred_place(places: list[_Place], verb_type: UpdateType | None) -> _Pla
     return None
 
 
-def _quantity_before(tokens: list[str], start: int) -> str | None:
-    if start == 0:
+def _quantity_at(tokens: list[str], start: int, taken: set[int], vocabulary: Vocabulary) -> str | None:
+    """A number word opening the noun phrase ("put two eggs in the pan")."""
+    while start < len(tokens) and start in taken:
+        start += 1
+    if start >= len(tokens):
         return None
-    word = tokens[start - 1]
-    return word if word.isdigit() else _NUMBER_WORDS.get(word)
+    word = tokens[start]
+    return word if word.isdigit() else vocabulary.numbers.get(word)
 
 
-def _mentions_new_instance(tokens: list[str]) -> bool:
-    return any(token in _NEW_INSTANCE_WORDS for token in tokens) or "one more" in " ".join(tokens)
+def _mentions_new_instance(tokens: list[str], vocabulary: Vocabulary) -> bool:
+    text = f" {' '.join(tokens)} "
+    return any(f" {phrase} " in text for phrase in vocabulary.new_instance)

@@ -1,14 +1,19 @@
 """The kitchen knowledge graph: food and zone nodes on networkx, with indexes for fast retrieval.
 
-Food nodes (``food_<name>_<n>``) carry name, state, quantity, hand slot (when held), first/last seen
-and their interaction history; a food at a zone has one ``located_in`` edge to the zone node
-(``zone_<name>_<n>``). That edge is the only record of a food's zone, so location cannot disagree
-with itself. Indexes by canonical name and by head noun (each bucket kept sorted by last-seen time),
-by zone name and by hand slot mean retrieval and updates never scan the graph or even a whole
-bucket: finding the newest foods of a name costs microseconds with 10,000 foods.
+Food nodes (``food_<name>_<n>``: foods and every other object a narration handles) carry name,
+state, quantity, hand slot (when held), first/last seen and their interaction history. A food that
+is somewhere has one ``located_in`` edge: to a zone node (``zone_<name>_<n>``), or to another object
+it is in or on (the plate, the pan), which is at a zone in turn. That edge is the only record of a
+food's location, so location cannot disagree with itself, and one thing is one node: a plate
+something is put on is the plate object, never a zone of that name. Indexes by canonical name and
+by head noun (each bucket kept sorted by last-seen time), by zone name and by hand slot mean
+retrieval and updates never scan the graph or even a whole bucket: finding the newest foods of a
+name costs microseconds with 10,000 foods. The ids of the narrations applied are kept too, so
+ingesting a file again skips what is already in the graph.
 
-The class keeps its invariants (one food per hand slot, a held food has no zone); deciding what to
-do when a narration would break one is the executor's job (`execution.py`).
+The class keeps its invariants (one food per hand slot, a held food has no location, no object is
+inside itself); deciding what to do when a narration would break one is the executor's job
+(`execution.py`).
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ class KitchenGraph:
         self._zones_by_name: dict[str, str] = {}
         self._hands: dict[HandSlot, str] = {}
         self._next_number: dict[str, int] = {}
+        self._narrations: set[str] = set()
 
     # ----- creating nodes -------------------------------------------------------------------------
     def add_food(
@@ -57,12 +63,11 @@ class KitchenGraph:
         )
         return food_id
 
-    def restore_food(self, food_id: str, attributes: dict[str, Any], zone_id: str | None) -> None:
-        """Insert a food read from a saved graph (already validated), keeping its id."""
+    def restore_food(self, food_id: str, attributes: dict[str, Any]) -> None:
+        """Insert a food read from a saved graph (already validated), keeping its id; its location is
+        set afterwards (`put_at`), once every node it may be in exists."""
         self._insert_food(food_id, **attributes)
         self._count_existing_id(food_id)
-        if zone_id is not None:
-            self.graph.add_edge(food_id, zone_id, relation=LOCATED_IN)
 
     def _insert_food(
         self,
@@ -93,6 +98,7 @@ class KitchenGraph:
         self._keys[food_id] = keys
         for bucket in self._buckets(food_id):
             bisect.insort(bucket, (last_seen, food_id))
+        self._remember(history)
         if hand is not None:
             self.hold(food_id, hand)
 
@@ -113,6 +119,7 @@ class KitchenGraph:
         )
         self._zones_by_name.setdefault(normalise_phrase(name), zone_id)
         self._count_existing_id(zone_id)
+        self._remember(history)
 
     def ensure_zone(self, name: str, zone_type: str) -> tuple[str, bool]:
         """The zone called `name`, created if missing; the flag says whether it was created."""
@@ -170,11 +177,28 @@ class KitchenGraph:
         hand: HandSlot | None = self.graph.nodes[food_id]["hand"]
         return hand
 
-    def zone_of(self, food_id: str) -> str | None:
+    def location_of(self, food_id: str) -> str | None:
+        """The node the food is in or on: a zone, another object, or None (held, or unknown)."""
         return next(iter(self.graph.succ[food_id]), None)
 
+    def zone_of(self, food_id: str) -> str | None:
+        """The zone the food is at, through the objects it is in ("on the plate" -> the plate's zone)."""
+        node = self.location_of(food_id)
+        while node is not None and not self.has_zone(node):
+            node = self.location_of(node)
+        return node
+
+    def contains(self, outer: str, inner: str) -> bool:
+        """Whether `inner` is `outer` or is (through other objects) in or on it."""
+        node: str | None = inner
+        while node is not None:
+            if node == outer:
+                return True
+            node = self.location_of(node) if self.has_food(node) else None
+        return False
+
     def last_zone_of(self, food_id: str) -> str | None:
-        """The zone the food was at before it was last picked up (for putting it back)."""
+        """Where the food was (a zone or an object) before it was last picked up, for putting it back."""
         zone: str | None = self.graph.nodes[food_id]["last_zone"]
         return zone
 
@@ -198,6 +222,7 @@ class KitchenGraph:
         and this runs several times per narration.
         """
         node = self.graph.nodes[food_id]
+        location_id = self.location_of(food_id)
         zone_id = self.zone_of(food_id)
         history: list[Interaction] = node["history"]
         return FoodView.model_construct(
@@ -205,6 +230,8 @@ class KitchenGraph:
             name=node["name"],
             state=node["state"],
             quantity=node["quantity"],
+            location_id=location_id,
+            location_name=self.graph.nodes[location_id]["name"] if location_id else None,
             zone_id=zone_id,
             zone_name=self.graph.nodes[zone_id]["name"] if zone_id else None,
             hand=node["hand"],
@@ -227,6 +254,16 @@ class KitchenGraph:
         """Narrations that touched neither a known food nor a zone (kept so none is lost)."""
         return list(self.graph.graph["events"])
 
+    def has_narration(self, narration_id: str) -> bool:
+        """Whether a narration with this id was already applied (ingesting again skips it)."""
+        return narration_id in self._narrations
+
+    def narration_count(self) -> int:
+        return len(self._narrations)
+
+    def _remember(self, history: list[Interaction]) -> None:
+        self._narrations.update(entry.narration_id for entry in history if entry.narration_id)
+
     # ----- changes --------------------------------------------------------------------------------
     def hold(self, food_id: str, hand: HandSlot) -> None:
         """Put a food into a free hand slot (it leaves its zone, which is remembered)."""
@@ -234,25 +271,27 @@ class KitchenGraph:
         if holder is not None and holder != food_id:
             raise ValueError(f"the {hand} hand already holds {holder}")
         self._release_hand(food_id)
-        zone_id = self.zone_of(food_id)
-        if zone_id is not None:
-            self.graph.nodes[food_id]["last_zone"] = zone_id
-            self.graph.remove_edge(food_id, zone_id)
+        self._leave_location(food_id)
         self.graph.nodes[food_id]["hand"] = hand
         self._hands[hand] = food_id
 
-    def put_at(self, food_id: str, zone_id: str) -> None:
-        """Move a food to a zone (out of any hand)."""
+    def put_at(self, food_id: str, place_id: str) -> None:
+        """Move a food to a zone or into/onto another object (out of any hand)."""
+        if self.has_food(place_id) and self.contains(food_id, place_id):
+            raise ValueError(f"{food_id} cannot be put in {place_id}, which is in it")
         self.forget_location(food_id)
-        self.graph.add_edge(food_id, zone_id, relation=LOCATED_IN)
+        self.graph.add_edge(food_id, place_id, relation=LOCATED_IN)
 
     def forget_location(self, food_id: str) -> None:
-        """The food is neither held nor at a known zone any more."""
+        """The food is neither held nor at a known place any more."""
         self._release_hand(food_id)
-        zone_id = self.zone_of(food_id)
-        if zone_id is not None:
-            self.graph.nodes[food_id]["last_zone"] = zone_id
-            self.graph.remove_edge(food_id, zone_id)
+        self._leave_location(food_id)
+
+    def _leave_location(self, food_id: str) -> None:
+        place_id = self.location_of(food_id)
+        if place_id is not None:
+            self.graph.nodes[food_id]["last_zone"] = place_id
+            self.graph.remove_edge(food_id, place_id)
 
     def _release_hand(self, food_id: str) -> None:
         node = self.graph.nodes[food_id]
@@ -271,6 +310,7 @@ class KitchenGraph:
         """Append to a food's history and move its last-seen time forward (re-sorting its buckets)."""
         node = self.graph.nodes[food_id]
         node["history"].append(interaction)
+        self._remember([interaction])
         seen = node["last_seen"]
         if interaction.end > seen:
             for bucket in self._buckets(food_id):
@@ -285,11 +325,13 @@ class KitchenGraph:
     def record_zone(self, zone_id: str, interaction: Interaction, state: str | None = None) -> None:
         node = self.graph.nodes[zone_id]
         node["history"].append(interaction)
+        self._remember([interaction])
         if state is not None:
             node["state"] = state
 
     def record_event(self, interaction: Interaction) -> None:
         self.graph.graph["events"].append(interaction)
+        self._remember([interaction])
 
 
 def _newest(bucket: list[tuple[float, str]], limit: int | None, exclude: Collection[str]) -> list[str]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from treebrain.kg.agreement import Mentions
 from treebrain.kg.answers import answer_object
 from treebrain.kg.models import (
     ChatMessage,
@@ -19,7 +20,7 @@ from treebrain.kg.models import (
     Narration,
     TargetKind,
 )
-from treebrain.kg.names import normalise_phrase
+from treebrain.kg.names import normalise_phrase, singular_phrase
 from treebrain.kg.prompting import PromptTemplates
 from treebrain.kg.vocabulary import Vocabulary
 
@@ -61,8 +62,14 @@ def build_extraction_prompt(templates: PromptTemplates, narration: Narration) ->
     )
 
 
-def parse_extraction(answer: object, vocabulary: Vocabulary) -> ExtractionCheck:
-    """Read the extractor's answer into an :class:`Extraction` normalised by the vocabulary."""
+def parse_extraction(answer: object, narration: Narration, vocabulary: Vocabulary) -> ExtractionCheck:
+    """Read the extractor's answer into an :class:`Extraction` normalised by the vocabulary; a food or
+    place the narration does not name is rejected (nothing is taken from outside the narration)."""
+    words = len(normalise_phrase(narration.text).split())
+    if words > vocabulary.max_narration_words:
+        return ExtractionCheck(
+            errors=(f"the narration has {words} words: too long to be one narrated action",)
+        )
     data, problem = answer_object(answer)
     if data is None:
         return ExtractionCheck(errors=(f"{problem}; answer with one JSON object",))
@@ -81,21 +88,30 @@ def parse_extraction(answer: object, vocabulary: Vocabulary) -> ExtractionCheck:
     new_instance = data.get("new_instance", False)
     if not isinstance(new_instance, bool):
         errors.append("new_instance must be true or false")
+    mentions = Mentions(narration.text, vocabulary.names, vocabulary)
+    if food is not None and not mentions.thing(food):
+        errors.append(f"food {food!r} is not in the narration: name only what it names, or null")
+    if location is not None and not mentions.place(location, vocabulary):
+        errors.append(f"location {location!r} is not in the narration: name only what it names, or null")
     if errors or not isinstance(action, str):
         return ExtractionCheck(errors=tuple(errors))
     verb = normalise_phrase(action)
     entry = vocabulary.verbs.get(verb)
-    zone = vocabulary.zone_for(location)[0] if location else None
+    zone = vocabulary.zone_for(location) if location else None
+    place = zone[0] if zone else (normalise_phrase(location) if location else None)
     target_kind: TargetKind = "food" if food else ("zone" if zone else "unknown")
     return ExtractionCheck(
         extraction=Extraction(
             verb=verb,
             verb_type=entry.type if entry else vocabulary.update_type(verb),
             state_after=entry.state if entry else None,
+            carries=entry.carries if entry else False,
+            pours=entry.pours if entry else False,
             food=vocabulary.names.canonical(food) if food else None,
             food_phrase=normalise_phrase(food) if food else None,
-            location=zone,
-            location_role=role if zone else None,
+            known=food is not None and singular_phrase(normalise_phrase(food)) in vocabulary.food_phrases,
+            location=place or None,
+            location_role=role if place else None,
             hand=hand,
             new_instance=new_instance,
             target_kind=target_kind,

@@ -46,12 +46,13 @@ class Frozen(BaseModel):
 
 
 class Narration(Frozen):
-    """One narrated action with its time span in seconds."""
+    """One narrated action with its time span in seconds (within its video, when the file says)."""
 
     id: str
     start: float = Field(ge=0)
     end: float = Field(ge=0)
     text: str = Field(min_length=1)
+    video: str = ""
 
     @model_validator(mode="after")
     def _ends_after_start(self) -> Narration:
@@ -61,8 +62,9 @@ class Narration(Frozen):
 
 
 class Interaction(Frozen):
-    """One entry of a food's (or zone's) history."""
+    """One entry of a food's (or zone's) history, citing the narration it comes from."""
 
+    narration_id: str = ""
     start: float
     end: float
     action: str
@@ -74,12 +76,18 @@ class Interaction(Frozen):
 
 
 class FoodView(Frozen):
-    """A food node as the prompt, the validator and the queries see it."""
+    """A food (or other object) node as the prompt, the validator and the queries see it.
+
+    `location_id` is the node it is in or on: a zone, or another object ("on the plate"); `zone_id`
+    is the zone it is at, through the objects it is in (the plate's zone), when that is known.
+    """
 
     food_id: str
     name: str
     state: str = "unknown"
     quantity: str = "unknown"
+    location_id: str | None = None
+    location_name: str | None = None
     zone_id: str | None = None
     zone_name: str | None = None
     hand: HandSlot | None = None
@@ -91,12 +99,23 @@ class FoodView(Frozen):
 
     @property
     def location_text(self) -> str:
-        """Human wording of where the food is: "in left hand", "at fridge (zone_fridge_1)", "unknown"."""
+        """Where the food is: "in left hand", "at fridge (zone_fridge_1)", "in plate (food_plate_1) at
+        table (zone_table_1)", "location unknown"."""
         if self.hand:
             return f"in {self.hand} hand"
-        if self.zone_id:
+        if self.location_id is None:
+            return "location unknown"
+        if self.location_id == self.zone_id:
             return f"at {self.zone_name} ({self.zone_id})"
-        return "location unknown"
+        zone = f" at {self.zone_name} ({self.zone_id})" if self.zone_id else ""
+        return f"in {self.location_name} ({self.location_id}){zone}"
+
+    @property
+    def place_name(self) -> str:
+        """Where the food is in a word or two: "left hand", "fridge", "plate", "unknown"."""
+        if self.hand:
+            return f"{self.hand} hand"
+        return self.location_name or "unknown"
 
 
 class ZoneView(Frozen):
@@ -109,17 +128,30 @@ class ZoneView(Frozen):
 
 
 LocationRole = Literal["source", "destination", "place"]
-TargetKind = Literal["food", "zone", "unknown"]
+#: What a narration is about: an object (food), a zone, nothing that is an object ("wash hands"),
+#: or something the rules could not read.
+TargetKind = Literal["food", "zone", "none", "unknown"]
 
 
 class Extraction(Frozen):
-    """What one narration is about, read by rules or an LLM extractor."""
+    """What one narration is about, read by rules or an LLM extractor.
+
+    `food` is the object's canonical name: a food of the vocabulary (`known`), or a noun the
+    vocabulary does not list, named as the narration names it (the open vocabulary). `not_object`
+    says why a narration is about no object ("wash hands"). `carries` says the verb takes the object
+    where the narration says ("tear lettuce into bowl"); `pours`, that it does so when the object is
+    inside another one ("pour eggs into pan": out of the bowl).
+    """
 
     verb: str | None = None
     verb_type: UpdateType | None = None
     state_after: str | None = None
+    carries: bool = False
+    pours: bool = False
     food: str | None = None
     food_phrase: str | None = None
+    known: bool = False
+    not_object: str | None = None
     location: str | None = None
     location_role: LocationRole | None = None
     hand: HandSlot | None = None
@@ -129,9 +161,10 @@ class Extraction(Frozen):
 
 
 class Destination(Frozen):
-    """Where an update moves a food: into a hand, to a zone (name or id), or to an unknown place."""
+    """Where an update moves a food: into a hand, to a place (a zone or object, by name or id), back
+    where it was taken from ("put back"), or to an unknown place."""
 
-    kind: Literal["hand", "zone", "unknown"]
+    kind: Literal["hand", "zone", "back", "unknown"]
     zone: str | None = None
     hand: HandSlot | None = None
 
@@ -162,14 +195,15 @@ class KgUpdate(Frozen):
 
 
 class ExecutionReport(Frozen):
-    """What applying one narration did: the outcome, the food touched, and any repairs made."""
+    """What applying one narration did: the outcome, the food touched, the nodes created, who
+    decided (the rules, the LLM, or nobody: an unattributed event) and any repairs made."""
 
     narration_id: str
     outcome: OutcomeKind
     food_id: str | None = None
     zone_id: str | None = None
-    created_food: bool = False
-    created_zones: tuple[str, ...] = ()
+    created: tuple[str, ...] = ()
+    source: Literal["llm", "rules"] | None = None
     confidence: Confidence = "normal"
     warnings: tuple[str, ...] = ()
 

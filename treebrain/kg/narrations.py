@@ -3,6 +3,10 @@
 Egocentric kitchen datasets name their columns differently (EPIC-KITCHENS uses ``narration``,
 ``start_timestamp``, ``stop_timestamp`` with ``HH:MM:SS.ff`` times), so the mapping is data. Every
 bad row is reported with file:line and what was expected, all in one InputError.
+
+Files are not always in time order: EPIC-KITCHENS sorts by narration id as text, so ``P03_23_10``
+comes before ``P03_23_2``. :func:`in_time_order` sorts by video, then start time, and says where
+the file was out of order; :func:`of_video` keeps one video's narrations.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ import io
 import json
 import math
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,15 +27,69 @@ from treebrain.kg.models import Frozen, Narration
 from treebrain.yaml_source import read_text
 
 _CLOCK = re.compile(r"^(?:(\d+):)?(\d{1,2}):(\d{1,2}(?:\.\d+)?)$")
+_NUMBERED = re.compile(r"^(.+)_\d+$")
+_DIGITS = re.compile(r"(\d+)")
 
 
 class ColumnMapping(Frozen):
-    """Which column (CSV) or key (JSONL) holds each field; `id` is optional in the file."""
+    """Which column (CSV) or key (JSONL) holds each field; `id` and `video` are optional in the
+    file (without a video column, an id such as ``P03_23_10`` names its video, ``P03_23``)."""
 
     text: str = Field(default="narration", min_length=1)
     start: str = Field(default="start_timestamp", min_length=1)
     end: str = Field(default="stop_timestamp", min_length=1)
     id: str = Field(default="narration_id", min_length=1)
+    video: str = Field(default="video_id", min_length=1)
+
+
+class OrderNote(Frozen):
+    """Where a narration file was out of time order: the first narration that came too early."""
+
+    moved: int
+    first: Narration
+    before: Narration
+
+    def __str__(self) -> str:
+        return (
+            f"the file is not in time order ({self.first.id} at {self.first.start:g} s comes after "
+            f"{self.before.id} at {self.before.start:g} s); {self.moved} narration(s) sorted by start time"
+        )
+
+
+def natural_key(text: str) -> tuple[tuple[int, str], ...]:
+    """A sort key that orders numbers inside text by value: P03_23_2 before P03_23_10."""
+    return tuple(
+        (1, part) if not part.isdigit() else (0, f"{int(part):020d}") for part in _DIGITS.split(text)
+    )
+
+
+def in_time_order(narrations: Sequence[Narration]) -> tuple[list[Narration], OrderNote | None]:
+    """The narrations by video (natural order), then start and end time, then id; a note if the file
+    order differed."""
+    ordered = sorted(narrations, key=_order)
+    moved = sum(1 for given, sorted_ in zip(narrations, ordered, strict=True) if given is not sorted_)
+    if not moved:
+        return ordered, None
+    index = next(i for i in range(1, len(narrations)) if _order(narrations[i]) < _order(narrations[i - 1]))
+    return ordered, OrderNote(moved=moved, first=narrations[index], before=narrations[index - 1])
+
+
+def _order(narration: Narration) -> tuple[object, ...]:
+    return (natural_key(narration.video), narration.start, narration.end, natural_key(narration.id))
+
+
+def videos_of(narrations: Sequence[Narration]) -> list[str]:
+    """The videos the narrations come from, in natural order ("" for narrations without one)."""
+    return sorted({narration.video for narration in narrations}, key=natural_key)
+
+
+def of_video(narrations: Sequence[Narration], video: str, source: str | Path) -> list[Narration]:
+    """The narrations of one video; InputError listing the file's videos when it has none of it."""
+    kept = [narration for narration in narrations if narration.video == video]
+    if not kept:
+        found = ", ".join(name for name in videos_of(narrations) if name) or "no video ids"
+        raise InputError.single(f"no narration of video {video!r} (the file has {found})", source)
+    return kept
 
 
 def parse_timestamp(value: object) -> float:
@@ -149,12 +208,16 @@ def _narration(
     if len(problems) > found:
         return None
     identifier = record.get(mapping.id)
+    narration_id = str(identifier) if identifier not in (None, "") else f"{Path(path).stem}:{line}"
+    video = record.get(mapping.video)
+    numbered = _NUMBERED.match(narration_id)
     try:
         return Narration(
-            id=str(identifier) if identifier not in (None, "") else f"{Path(path).stem}:{line}",
+            id=narration_id,
             start=times["start"],
             end=times["end"],
             text=str(text).strip(),
+            video=str(video) if video not in (None, "") else (numbered.group(1) if numbered else ""),
         )
     except ValidationError as error:
         reason = "; ".join(detail["msg"].removeprefix("Value error, ") for detail in error.errors())

@@ -2,9 +2,11 @@
 
 Saving holds the file's lock and replaces the file atomically, so a crash mid-save leaves the
 previous complete graph; stale temporary files left by such crashes are swept under the lock.
-Loading validates everything (types, ids, references) and reports all problems located as
-file:line:column; states a kitchen cannot have (two foods in one hand, a held food that is also at
-a zone) are repaired with a warning instead, as the executor does.
+Loading validates everything (types, ids, references, no object inside itself) and reports all
+problems located as file:line:column; states a kitchen cannot have (two foods in one hand, a held
+food that is also somewhere) are repaired with a warning instead, as the executor does. Version 1
+files (before objects could be in other objects and history entries cited narration ids) load as
+they are.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from treebrain.kg.models import Frozen, HandSlot, Interaction
 from treebrain.kg.names import NameResolver
 
 GRAPH_FORMAT = "treebrain.kitchen-kg"
-GRAPH_VERSION = 1
+GRAPH_VERSION = 2
 _RESTORED_FIELDS = {"name", "state", "quantity", "first_seen", "last_seen", "last_zone"}
 
 
@@ -71,7 +73,7 @@ class GraphFile(Frozen):
     """The file's outer shape; nodes are checked one by one so each problem names its node."""
 
     format: Literal["treebrain.kitchen-kg"]
-    version: Literal[1]
+    version: Literal[1, 2]
     directed: Literal[True]
     multigraph: Literal[False]
     graph: GraphAttributes
@@ -127,8 +129,8 @@ def _build(document: GraphFile, source: Document, names: NameResolver | None) ->
         else:
             zones[record.id] = (index, record)
     for food_id, (index, food) in foods.items():
-        if food.last_zone is not None and food.last_zone not in zones:
-            message = f"no zone {food.last_zone!r} in the file"
+        if food.last_zone is not None and food.last_zone not in zones and food.last_zone not in foods:
+            message = f"no zone or object {food.last_zone!r} in the file"
             problems.append(source.problem_at(("nodes", index, "last_zone"), message))
         if food.last_seen < food.first_seen:
             message = f"{food_id} is last seen before it is first seen"
@@ -167,15 +169,29 @@ def _locations(
             problems.append(
                 source.problem_at(("links", index, "source"), f"{link.source!r} is not a food node")
             )
-        elif link.target not in zones:
+        elif link.target not in zones and link.target not in foods:
             problems.append(
-                source.problem_at(("links", index, "target"), f"{link.target!r} is not a zone node")
+                source.problem_at(("links", index, "target"), f"{link.target!r} is not a zone or food node")
             )
         elif link.source in food_zone:
-            problems.append(source.problem_at(("links", index), f"{link.source} is located in two zones"))
+            problems.append(source.problem_at(("links", index), f"{link.source} is located in two places"))
+        elif _inside(link.target, link.source, food_zone):
+            problems.append(source.problem_at(("links", index), f"{link.source} would be inside itself"))
         else:
             food_zone[link.source] = link.target
     return food_zone
+
+
+def _inside(place: str, food: str, food_zone: dict[str, str]) -> bool:
+    """Whether putting `food` at `place` closes a loop of objects inside each other."""
+    seen: set[str] = set()
+    node: str | None = place
+    while node is not None and node not in seen:
+        if node == food:
+            return True
+        seen.add(node)
+        node = food_zone.get(node)
+    return False
 
 
 def _assemble(
@@ -191,6 +207,7 @@ def _assemble(
         kg.restore_zone(zone_id, zone.name, zone.zone_type, zone.state, list(zone.history))
     keeper = _hand_keepers(foods)
     displaced: list[tuple[str, HandSlot]] = []
+    placed: list[tuple[str, str]] = []
     for food_id, (_, food) in foods.items():
         hand: HandSlot | None = food.hand
         at_zone = food_zone.get(food_id)
@@ -201,7 +218,11 @@ def _assemble(
             loaded.warnings.append(f"{food_id} was both in the {hand} hand and at {at_zone}; kept it in hand")
             at_zone = None
         attributes = food.model_dump(include=_RESTORED_FIELDS)
-        kg.restore_food(food_id, {**attributes, "hand": hand, "history": list(food.history)}, at_zone)
+        kg.restore_food(food_id, {**attributes, "hand": hand, "history": list(food.history)})
+        if at_zone is not None:
+            placed.append((food_id, at_zone))
+    for food_id, place_id in placed:
+        kg.put_at(food_id, place_id)
     for food_id, hand in displaced:
         zone_now = kg.zone_of(food_id)
         where = f"left at {zone_now}" if zone_now else put_back(kg, food_id)

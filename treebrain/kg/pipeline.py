@@ -1,10 +1,12 @@
 """The narration -> graph update flow: its stage steps, and the whole flow as one plain loop.
 
 The behaviour tree's leaves and :func:`process_narration` call the *same* steps in the same order:
-extract -> (zone event, or) retrieve -> prompt -> answer -> judge, retried with feedback up to
-``max_attempts`` -> execute, or after the last rejection the low-confidence rule-based update (or an
-unattributed event when no food can be identified). ``answer`` is any callable standing in for the
-LLM leaf (scripted answers in tests); this module never calls an LLM itself.
+extract -> (zone event, or an unattributed event for a narration about no object, or) retrieve ->
+the rule path (``rules.decide``: applied when the narration's words settle it) -> prompt -> answer
+-> judge, retried with feedback up to ``max_attempts`` -> execute, or after the last rejection (or
+with no LLM at all) the rules' update flagged low-confidence, or an unattributed event with the
+reason when no object can be identified. ``answer`` is any callable standing in for the LLM leaf
+(scripted answers in tests), or None for rules only; this module never calls an LLM itself.
 """
 
 from __future__ import annotations
@@ -16,7 +18,6 @@ from treebrain.kg.answers import shown
 from treebrain.kg.config import KitchenConfig
 from treebrain.kg.execution import apply_update, apply_zone_event, record_unattributed
 from treebrain.kg.extraction import extract_entities
-from treebrain.kg.fallback import rule_based_update
 from treebrain.kg.graph import KitchenGraph
 from treebrain.kg.models import (
     ExecutionReport,
@@ -27,8 +28,9 @@ from treebrain.kg.models import (
     LlmPrompt,
     Narration,
 )
-from treebrain.kg.prompting import RetryFeedback, build_update_prompt
+from treebrain.kg.prompting import RetryFeedback, build_update_prompt, choose_shots
 from treebrain.kg.retrieval import Retrieval, retrieve_candidates
+from treebrain.kg.rules import RuleDecision, decide, fallback_update
 from treebrain.kg.validation import validate_update
 
 #: Stands in for the LLM leaf: given the prompt, the narration and the attempt number (from 1).
@@ -89,7 +91,15 @@ def prompt_for_attempt(
             errors=last.errors,
             previous_answer=shown(last.answer),
         )
-    return build_update_prompt(config.templates, narration, extraction, retrieval, feedback)
+    shots = choose_shots(config.shots, narration, extraction, retrieval, config.few_shot_count)
+    return build_update_prompt(config.templates, narration, extraction, retrieval, feedback, shots)
+
+
+def rule_update(
+    config: KitchenConfig, narration: Narration, extraction: Extraction, retrieval: Retrieval
+) -> RuleDecision:
+    """The rule path's decision for a narration (applied before any LLM call when it is certain)."""
+    return decide(narration, extraction, retrieval, config.vocabulary)
 
 
 def judge_answer(
@@ -130,15 +140,23 @@ def fall_back(
     config: KitchenConfig,
     narration: Narration,
     extraction: Extraction,
-    retrieval: Retrieval,
+    retrieval: Retrieval | None,
     attempts: Sequence[AttemptRecord],
 ) -> ExecutionReport:
-    """After the last rejected attempt: the low-confidence rule-based update, or an unattributed event."""
-    last_errors = "; ".join(attempts[-1].errors) if attempts else "none"
-    reason = f"{len(attempts)} LLM attempt(s) rejected; last: {last_errors}"
-    fallback = rule_based_update(narration, extraction, retrieval, reason)
+    """After the last rejected attempt, or with no LLM: the rules' update flagged low-confidence, or
+    an unattributed event saying why no object could be identified (`retrieval` None: not done yet,
+    as for a narration about no object)."""
+    if retrieval is None:
+        retrieval = retrieve_candidates(kg, extraction, config.retrieval)
+    decision = rule_update(config, narration, extraction, retrieval)
+    if attempts:
+        last_errors = "; ".join(attempts[-1].errors)
+        reason = f"{len(attempts)} LLM attempt(s) rejected; last: {last_errors}"
+    else:
+        reason = f"no LLM asked; the rules were unsure: {decision.reason}"
+    fallback = fallback_update(decision, reason)
     if fallback is None:
-        return record_unattributed(kg, narration, reason)
+        return record_unattributed(kg, narration, decision.reason)
     return apply_update(kg, fallback, narration, config.vocabulary)
 
 
@@ -162,14 +180,30 @@ def narration_outcome(
 
 
 def process_narration(
-    kg: KitchenGraph, narration: Narration, config: KitchenConfig, answer: Answerer
+    kg: KitchenGraph,
+    narration: Narration,
+    config: KitchenConfig,
+    answer: Answerer | None,
+    *,
+    rules_first: bool = True,
 ) -> NarrationOutcome:
-    """Run one narration through every stage and apply the result to `kg`."""
+    """Run one narration through every stage and apply the result to `kg` (`answer` None: rules only;
+    `rules_first` False: ask the LLM even when the rules are certain, to measure the model)."""
     extraction = extract_entities(narration.text, config.vocabulary)
     if extraction.target_kind == "zone":
         report = apply_zone_event(kg, narration, extraction, config.vocabulary)
         return narration_outcome(kg, narration, extraction, report)
+    if extraction.target_kind == "none":
+        report = fall_back(kg, config, narration, extraction, None, ())
+        return narration_outcome(kg, narration, extraction, report)
     retrieval = retrieve_candidates(kg, extraction, config.retrieval)
+    decision = rule_update(config, narration, extraction, retrieval)
+    if decision.update is not None and decision.certain and (rules_first or answer is None):
+        report = apply_update(kg, decision.update, narration, config.vocabulary)
+        return narration_outcome(kg, narration, extraction, report, retrieval)
+    if answer is None:
+        report = fall_back(kg, config, narration, extraction, retrieval, ())
+        return narration_outcome(kg, narration, extraction, report, retrieval)
     attempts: list[AttemptRecord] = []
     update: KgUpdate | None = None
     while update is None and len(attempts) < config.max_attempts:
@@ -187,7 +221,7 @@ def process_narration(
 
 
 def process_all(
-    kg: KitchenGraph, narrations: Iterable[Narration], config: KitchenConfig, answer: Answerer
+    kg: KitchenGraph, narrations: Iterable[Narration], config: KitchenConfig, answer: Answerer | None
 ) -> list[NarrationOutcome]:
     """Process narrations in order (a batch), returning one outcome each."""
     return [process_narration(kg, narration, config, answer) for narration in narrations]

@@ -4,7 +4,10 @@ Templates are Jinja2 files under ``config/kitchen/prompts/``, compiled once when
 loads. Few-shot examples are rendered with the *same* request template as real narrations (once, at
 load), so the examples show the model exactly the format it will be asked in. A retry prompt adds a
 CORRECTION section with the attempt number and the previous attempt's errors; the caller's inputs
-are never changed.
+are never changed. Each prompt carries the few examples most like its narration (same kind of verb,
+a known object or a first sighting, shared words), not all of them, so a small model has less to
+copy; what it copies anyway is caught by the validator, since an example's objects and places are
+not the narration's.
 """
 
 from __future__ import annotations
@@ -43,13 +46,44 @@ class RetryFeedback(Frozen):
 
 @dataclass(frozen=True)
 class PromptTemplates:
-    """The compiled prompt templates and the rendered few-shot turns."""
+    """The compiled prompt templates."""
 
     update_system: jinja2.Template
     update_request: jinja2.Template
     extract_system: jinja2.Template
     extract_request: jinja2.Template
-    few_shot: tuple[ChatMessage, ...] = ()
+
+
+@dataclass(frozen=True)
+class Shot:
+    """A few-shot example as the model sees it (request and answer), and what it is chosen by."""
+
+    title: str
+    request: ChatMessage
+    answer: ChatMessage
+    verb_type: UpdateType | None
+    first_sighting: bool
+    words: frozenset[str]
+
+
+def choose_shots(
+    shots: Sequence[Shot], narration: Narration, extraction: Extraction, retrieval: Retrieval, count: int
+) -> tuple[Shot, ...]:
+    """The `count` examples most like the narration: the same kind of verb first, then a first
+    sighting for a first sighting, then shared words; the most similar comes last, next to the request."""
+    words = frozenset(narration.text.lower().split())
+    first_sighting = not retrieval.matching()
+
+    def similarity(indexed: tuple[int, Shot]) -> tuple[float, int]:
+        index, shot = indexed
+        shared = len(words & shot.words) / len(words | shot.words) if words | shot.words else 0.0
+        score = (
+            2.0 * (shot.verb_type is extraction.verb_type) + (shot.first_sighting == first_sighting) + shared
+        )
+        return score, -index
+
+    chosen = sorted(enumerate(shots), key=similarity, reverse=True)[:count]
+    return tuple(shot for _, shot in reversed(chosen))
 
 
 def seconds(value: float) -> str:
@@ -110,15 +144,17 @@ def build_update_prompt(
     extraction: Extraction,
     retrieval: Retrieval,
     feedback: RetryFeedback | None = None,
+    shots: Sequence[Shot] = (),
 ) -> LlmPrompt:
-    """System text, few-shot turns and the request; the schema only allows offered food ids."""
+    """System text, the chosen few-shot turns and the request; the schema only allows offered food ids."""
     request = ChatMessage(
         role="user", content=render_request(templates, narration, extraction, retrieval, feedback)
     )
     offered = [food.food_id for food in (*retrieval.candidates, *retrieval.held)]
+    turns = [message for shot in shots for message in (shot.request, shot.answer)]
     return LlmPrompt(
         system=templates.update_system.render().strip(),
-        messages=(*templates.few_shot, request),
+        messages=(*turns, request),
         json_schema=update_answer_schema(offered),
     )
 

@@ -4,13 +4,16 @@ The rules fix the seed's flaws: ``update_type`` may be any kitchen verb and is n
 four types from the verb table, but nothing is silently re-interpreted. In particular a CREATE_NEW
 for a food whose name matches a candidate that was offered is an *error to re-ask with*, not an
 auto-conversion, so the graph never gains a duplicate of a food it already knows. The one exception
-is a narration that says it is another one ("take another egg").
+is a narration that says it is another one ("take another egg"). A well-formed answer must then
+agree with the narration itself (``agreement.disagreements``): its verb, the thing it names and the
+places it names.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from treebrain.kg.agreement import disagreements
 from treebrain.kg.answers import answer_object
 from treebrain.kg.graph import KitchenGraph
 from treebrain.kg.models import (
@@ -24,12 +27,11 @@ from treebrain.kg.models import (
     UpdateType,
 )
 from treebrain.kg.names import normalise_phrase
+from treebrain.kg.places import IN_HAND_WORDS, UNKNOWN_PLACE_WORDS
 from treebrain.kg.retrieval import Retrieval
 from treebrain.kg.vocabulary import Vocabulary
 
 HISTORY_FIELDS = ("start_time", "end_time", "action", "narration_text", "location_context")
-IN_HAND_WORDS = frozenset({"in hand", "hand", "held", "holding", "in hands", "hands"})
-UNKNOWN_PLACE_WORDS = frozenset({"unknown", "none", "nowhere", "unknown place"})
 _TIME_TOLERANCE_S = 0.05
 _TYPE_NAMES = ", ".join(kind.value for kind in UpdateType)
 
@@ -73,20 +75,22 @@ def validate_update(
             )
     if errors or update_type is None or history is None:
         return UpdateCheck(errors=tuple(errors))
-    return UpdateCheck(
-        update=KgUpdate(
-            update_type=update_type,
-            target_food_id=None if update_type is UpdateType.CREATE_NEW else target,
-            new_food=new_food,
-            destination=destination,
-            state=state,
-            quantity=quantity,
-            action=history["action"],
-            narration_text=history["narration_text"],
-            location_context=history["location_context"],
-            notes=tuple(notes),
-        )
+    update = KgUpdate(
+        update_type=update_type,
+        target_food_id=None if update_type is UpdateType.CREATE_NEW else target,
+        new_food=new_food,
+        destination=destination,
+        state=state,
+        quantity=quantity,
+        action=history["action"],
+        narration_text=history["narration_text"],
+        location_context=history["location_context"],
+        notes=tuple(notes),
     )
+    contradictions = disagreements(update, narration, extraction, kg, vocabulary)
+    if contradictions:
+        return UpdateCheck(errors=tuple(contradictions))
+    return UpdateCheck(update=update)
 
 
 def _update_type(value: object, vocabulary: Vocabulary, errors: list[str]) -> UpdateType | None:
@@ -147,7 +151,8 @@ def _optional_text(value: object, name: str, errors: list[str]) -> str | None:
 
 
 def _destination(updates: dict[str, Any], kg: KitchenGraph, errors: list[str]) -> Destination | None:
-    """Read updates.location and updates.hand: in a hand, at a zone (id or name), or unchanged."""
+    """Read updates.location and updates.hand: in a hand, at a place (a zone or object, by id or
+    name), unknown, or unchanged."""
     hand = updates.get("hand")
     if hand not in (None, "left", "right"):
         errors.append(f"updates.hand must be 'left', 'right' or null, not {hand!r}")
@@ -159,15 +164,12 @@ def _destination(updates: dict[str, Any], kg: KitchenGraph, errors: list[str]) -
     for slot in ("left", "right"):
         if phrase in (f"{slot} hand", f"in {slot} hand"):
             return Destination(kind="hand", hand=slot)
-    if phrase in IN_HAND_WORDS or phrase.replace(" ", "_") == "in_hand":
+    if phrase in IN_HAND_WORDS:
         return Destination(kind="hand", hand=hand)
     if phrase in UNKNOWN_PLACE_WORDS:
         return Destination(kind="unknown")
-    if location.startswith("zone_") and not kg.has_zone(location):
-        errors.append(f"updates.location {location!r} is not a zone in the graph; name the place instead")
-        return None
-    if location.startswith("food_"):
-        errors.append(f"updates.location {location!r} is a food; name the place (a zone id or a name)")
+    if location.startswith(("zone_", "food_")) and not (kg.has_zone(location) or kg.has_food(location)):
+        errors.append(f"updates.location {location!r} is not a node of the graph; name the place instead")
         return None
     return Destination(kind="zone", zone=location)
 
@@ -237,8 +239,10 @@ def _check_move(
             )
         return destination or Destination(kind="hand")
     if update_type is UpdateType.PLACE:
-        if destination is None or destination.kind == "unknown":
-            errors.append("PLACE needs updates.location: the zone id or name of where the food was put")
+        if destination is None:
+            errors.append(
+                'PLACE needs updates.location: where the food was put ("unknown" if the narration does not say)'
+            )
         elif destination.kind == "hand":
             errors.append("PLACE puts food down at a zone; use TAKE to move food into a hand")
         return destination
@@ -256,6 +260,8 @@ def _is_current(destination: Destination, food: FoodView, kg: KitchenGraph) -> b
     """Whether a MODIFY_STATE's location merely restates where the food already is."""
     if destination.kind == "hand":
         return food.hand is not None and destination.hand in (None, food.hand)
-    if destination.kind == "zone" and destination.zone is not None and food.zone_id is not None:
-        return food.zone_id in (destination.zone, kg.zone_named(destination.zone))
-    return food.hand is None and food.zone_id is None
+    if destination.kind == "zone" and destination.zone is not None:
+        here = {place for place in (food.location_id, food.zone_id) if place is not None}
+        named = {destination.zone, kg.zone_named(destination.zone), *kg.foods_named(destination.zone)}
+        return bool(here & named)
+    return food.hand is None and food.location_id is None

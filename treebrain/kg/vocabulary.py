@@ -1,13 +1,16 @@
-"""The kitchen's words: verbs and the update type each implies, food nouns and synonyms, zones.
+"""The kitchen's words: verbs and the update type each implies, food nouns and synonyms, zones, and
+how narrations name objects the lists do not (the open vocabulary).
 
-Loaded from three YAML files under ``config/kitchen/`` so the vocabulary grows without code changes.
-The same verb table serves both the rule-based extractor (narration verbs) and the validator's
-normalisation of whatever verb an LLM writes as ``update_type`` ("TURN" -> MODIFY_STATE).
+Loaded from four YAML files under ``config/kitchen/`` (and, when given, a dataset's verb and noun
+class files) so the vocabulary grows without code changes. The same verb table serves both the
+rule-based extractor (narration verbs) and the validator's normalisation of whatever verb an LLM
+writes as ``update_type`` ("TURN" -> MODIFY_STATE).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
@@ -15,20 +18,25 @@ from pydantic import Field
 
 from treebrain.documents import DataPath, Document, dotted, load_located
 from treebrain.errors import InputError, Problem
+from treebrain.kg.classes import load_class_file
 from treebrain.kg.models import Frozen, HandSlot, LocationRole, UpdateType
 from treebrain.kg.names import SynonymResolver, normalise_phrase, singular_phrase
 
 FileT = TypeVar("FileT", bound=Frozen)
-#: The type of a zone named by a handled item used as a place ("into the mug", "in the pan").
-CONTAINER_ZONE_TYPE = "container"
 
 
 class VerbEntry(Frozen):
-    """A narration verb, the update type it implies, and the food state it leaves (if any)."""
+    """A narration verb, the update type it implies, the object's state it leaves (if any), whether
+    the object goes where the narration says (`carries`: "tear lettuce into bowl"; `pours`: only
+    from inside another object, "pour eggs into pan"), and whether, without a place, it goes back
+    where it was taken from (`back`: "put back milk")."""
 
     verb: str = Field(min_length=1)
     type: UpdateType
     state: str | None = None
+    carries: bool = False
+    pours: bool = False
+    back: bool = False
 
 
 class VerbsFile(Frozen):
@@ -52,30 +60,77 @@ class ZoneEntry(Frozen):
 class LocationsFile(Frozen):
     """``locations.yaml``: zones and the phrases naming them, hand words, location prepositions."""
 
-    default_zone_type: str = Field(min_length=1)
     zones: dict[str, ZoneEntry]
     hands: dict[HandSlot, list[str]]
     prepositions: dict[LocationRole, list[str]]
 
 
-class Vocabulary:
-    """Phrase tables for matching narrations, built once from the three files."""
+class NounsFile(Frozen):
+    """``nouns.yaml``: how narrations name things beyond the fixed lists (the open vocabulary)."""
 
-    def __init__(self, verbs: VerbsFile, foods: FoodsFile, locations: LocationsFile) -> None:
+    not_objects: dict[str, str] = {}
+    phrase_breaks: list[str] = []
+    partitives: list[str] = []
+    part_words: list[str] = []
+    ignored_words: list[str] = []
+    numbers: dict[str, str] = {}
+    new_instance: list[str] = []
+    max_words: int = Field(default=4, ge=1, le=8)
+    max_narration_words: int = Field(default=40, ge=1)
+
+
+@dataclass(frozen=True)
+class VocabularyFiles:
+    """Where the vocabulary is: the kitchen's four files, and a dataset's class files if given."""
+
+    verbs: Path
+    foods: Path
+    locations: Path
+    nouns: Path
+    verb_classes: Path | None = None
+    noun_classes: Path | None = None
+
+
+@dataclass(frozen=True)
+class DatasetClasses:
+    """A dataset's classes (key -> instances, in narration words)."""
+
+    verbs: Mapping[str, list[str]]
+    nouns: Mapping[str, list[str]]
+
+
+class Vocabulary:
+    """Phrase tables for matching narrations, built once from the files."""
+
+    def __init__(
+        self,
+        verbs: VerbsFile,
+        foods: FoodsFile,
+        locations: LocationsFile,
+        nouns: NounsFile,
+        classes: DatasetClasses | None = None,
+    ) -> None:
         self.verbs: dict[str, VerbEntry] = {normalise_phrase(entry.verb): entry for entry in verbs.verbs}
         self._type_names: dict[str, UpdateType] = {kind.value: kind for kind in UpdateType}
         for kind, aliases in verbs.type_aliases.items():
             self._type_names.update({_type_key(alias): kind for alias in aliases})
+        synonyms = {
+            normalise_phrase(phrase): canonical
+            for canonical, phrases in foods.foods.items()
+            for phrase in (canonical, *phrases)
+        }
+        zones = {
+            normalise_phrase(phrase): name
+            for name, zone in locations.zones.items()
+            for phrase in (name, *zone.phrases)
+        }
+        if classes is not None:
+            _fold_classes(classes, self.verbs, synonyms, zones)
         self._type_names.update({_type_key(verb): entry.type for verb, entry in self.verbs.items()})
-        synonyms = {phrase: canonical for canonical, phrases in foods.foods.items() for phrase in phrases}
-        synonyms.update({canonical: canonical for canonical in foods.foods})
         self.names = SynonymResolver(synonyms)
         self.food_phrases = _with_plurals(synonyms)
-        self.zone_phrases = _with_plurals(
-            {phrase: name for name, zone in locations.zones.items() for phrase in (name, *zone.phrases)}
-        )
+        self.zone_phrases = _with_plurals(zones)
         self.zone_types = {name: zone.type for name, zone in locations.zones.items()}
-        self.default_zone_type = locations.default_zone_type
         self.hand_phrases = {
             normalise_phrase(p): slot for slot, phrases in locations.hands.items() for p in phrases
         }
@@ -84,6 +139,15 @@ class Vocabulary:
             for role, phrases in locations.prepositions.items()
             for phrase in phrases
         }
+        self.not_objects = {normalise_phrase(noun): reason for noun, reason in nouns.not_objects.items()}
+        self.phrase_breaks = frozenset(normalise_phrase(word) for word in nouns.phrase_breaks)
+        self.partitives = frozenset(normalise_phrase(word) for word in nouns.partitives)
+        self.part_words = frozenset(normalise_phrase(word) for word in nouns.part_words)
+        self.ignored_words = frozenset(normalise_phrase(word) for word in nouns.ignored_words)
+        self.numbers = {normalise_phrase(word): value for word, value in nouns.numbers.items()}
+        self.new_instance = tuple(normalise_phrase(phrase) for phrase in nouns.new_instance)
+        self.max_words = nouns.max_words
+        self.max_narration_words = nouns.max_narration_words
         every_phrase = (
             *self.verbs,
             *self.food_phrases,
@@ -97,11 +161,11 @@ class Vocabulary:
         """Normalise an LLM's update type or verb ("pick_up", "TURN", "create") to one of the four."""
         return self._type_names.get(_type_key(text))
 
-    def zone_for(self, text: str) -> tuple[str, str]:
-        """The zone a location phrase names, as (name, type).
+    def zone_for(self, text: str) -> tuple[str, str] | None:
+        """The zone a place phrase names, as (name, type), or None when it names no known zone.
 
-        Known zone phrases win (longest first); a food-like item used as a place ("into the bowl") is a
-        container zone; any other phrase becomes a new zone of the default type.
+        The whole phrase is tried first, then its longest known part ("bottom shelf of the
+        cupboard" -> lower shelf), so a phrase that is an object ("plate") never becomes a zone.
         """
         phrase = normalise_phrase(text)
         tokens = phrase.split()
@@ -110,12 +174,33 @@ class Vocabulary:
                 name = self.zone_phrases.get(" ".join(tokens[start : start + length]))
                 if name is not None:
                     return name, self.zone_types[name]
-        container = self.food_phrases.get(phrase) or self.food_phrases.get(
-            singular_phrase(phrase) if phrase else ""
-        )
-        if container is not None:
-            return container, CONTAINER_ZONE_TYPE
-        return phrase or "unknown place", self.default_zone_type
+        return None
+
+
+def _fold_classes(
+    classes: DatasetClasses,
+    verbs: dict[str, VerbEntry],
+    synonyms: dict[str, str],
+    zones: dict[str, str],
+) -> None:
+    """Add a dataset's class instances as synonyms of the kitchen's words; the kitchen's own lists win.
+
+    A noun class whose key (or an instance) the kitchen lists as a zone adds zone phrases, one it
+    lists as a food adds synonyms of that food, any other class names an object kind of its own. A
+    verb class whose key the verb table lists gives its instances that verb's update.
+    """
+    for key, instances in classes.nouns.items():
+        members = [key, *instances]
+        zone = next((zones[word] for word in members if word in zones), None)
+        table = zones if zone is not None else synonyms
+        canonical = zone or next((synonyms[word] for word in members if word in synonyms), key)
+        for word in members:
+            table.setdefault(word, canonical)
+    for key, instances in classes.verbs.items():
+        entry = verbs.get(key)
+        if entry is not None:
+            for word in instances:
+                verbs.setdefault(word, entry)
 
 
 def _type_key(text: str) -> str:
@@ -128,13 +213,15 @@ def _with_plurals(table: dict[str, str]) -> dict[str, str]:
     return {**{singular_phrase(phrase): name for phrase, name in normalised.items()}, **normalised}
 
 
-def load_vocabulary(verbs_path: str | Path, foods_path: str | Path, locations_path: str | Path) -> Vocabulary:
-    """Load and cross-check the three vocabulary files; all problems are reported together."""
+def load_vocabulary(files: VocabularyFiles) -> Vocabulary:
+    """Load and cross-check the vocabulary files; all problems are reported together."""
     problems: list[Problem] = []
-    verbs = _load(VerbsFile, verbs_path, problems)
-    foods = _load(FoodsFile, foods_path, problems)
-    locations = _load(LocationsFile, locations_path, problems)
-    if verbs is None or foods is None or locations is None:
+    verbs = _load(VerbsFile, files.verbs, problems)
+    foods = _load(FoodsFile, files.foods, problems)
+    locations = _load(LocationsFile, files.locations, problems)
+    nouns = _load(NounsFile, files.nouns, problems)
+    classes = _classes(files, problems)
+    if verbs is None or foods is None or locations is None or nouns is None:
         raise InputError(problems)
     (verbs_file, verbs_source), (foods_file, foods_source) = verbs, foods
     locations_file, locations_source = locations
@@ -155,7 +242,21 @@ def load_vocabulary(verbs_path: str | Path, foods_path: str | Path, locations_pa
     _check_unique(zone_phrases, locations_source, problems, zone_names)
     if problems:
         raise InputError(problems)
-    return Vocabulary(verbs_file, foods_file, locations_file)
+    return Vocabulary(verbs_file, foods_file, locations_file, nouns[0], classes)
+
+
+def _classes(files: VocabularyFiles, problems: list[Problem]) -> DatasetClasses | None:
+    """The dataset's class files, when given (either may be missing)."""
+    if files.verb_classes is None and files.noun_classes is None:
+        return None
+    loaded: list[dict[str, list[str]]] = []
+    for path in (files.verb_classes, files.noun_classes):
+        try:
+            loaded.append(load_class_file(path) if path is not None else {})
+        except InputError as error:
+            problems.extend(error.problems)
+            loaded.append({})
+    return DatasetClasses(verbs=loaded[0], nouns=loaded[1])
 
 
 def _load(model: type[FileT], path: str | Path, problems: list[Problem]) -> tuple[FileT, Document] | None:

@@ -29,13 +29,23 @@ class KitchenWorkspace:
         self.load_warnings: list[str] = []
 
     @classmethod
-    def open(cls, kitchen: Path, kg_path: Path | None, *, require_graph: bool = False) -> Self:
+    def open(
+        cls,
+        kitchen: Path,
+        kg_path: Path | None,
+        *,
+        require_graph: bool = False,
+        fresh: bool = False,
+        dataset_classes: tuple[Path | None, Path | None] | None = None,
+    ) -> Self:
         """Load the config, and the graph file when it exists (else start an empty graph).
 
         With `require_graph` a missing file is an error: a query of a graph that was never saved.
+        With `fresh` the file is not read: an empty graph replaces it at the first save.
+        `dataset_classes` (verb class file, noun class file) replaces the kitchen's own.
         """
-        config = load_kitchen_config(kitchen)
-        if kg_path is None or not kg_path.exists():
+        config = load_kitchen_config(kitchen, dataset_classes)
+        if fresh or kg_path is None or not kg_path.exists():
             if require_graph:
                 message = "no knowledge graph file here; run `treebrain kg ingest` first or pass --kg"
                 raise InputError.single(message, kg_path or "<no graph file>")

@@ -8,6 +8,7 @@ the arm is at worst a refusal.
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -47,6 +48,8 @@ class CaseOutcome(BaseModel):
     input_tokens: int
     output_tokens: int
     cost_usd: float
+    seconds: float = 0.0
+    """Wall time of the command (its `before` commands not counted)."""
 
     @property
     def executed_but_wrong(self) -> bool:
@@ -64,6 +67,33 @@ class CategoryStats(BaseModel):
     executed_but_wrong: int
 
 
+class Timing(BaseModel):
+    """Seconds per LLM-routed command: how long a person waits when the model answers."""
+
+    commands: int
+    median_s: float
+    p90_s: float
+    min_s: float
+    max_s: float
+    seconds: list[float]
+
+
+def llm_timing(outcomes: list[CaseOutcome]) -> Timing | None:
+    """The distribution over the cases the LLM answered (None when it answered none)."""
+    seconds = sorted(outcome.seconds for outcome in outcomes if outcome.route == "llm")
+    if not seconds:
+        return None
+    p90 = seconds[min(len(seconds) - 1, round(0.9 * (len(seconds) - 1)))]
+    return Timing(
+        commands=len(seconds),
+        median_s=statistics.median(seconds),
+        p90_s=p90,
+        min_s=seconds[0],
+        max_s=seconds[-1],
+        seconds=[round(value, 2) for value in seconds],
+    )
+
+
 class SuiteReport(BaseModel):
     cases: int
     passed: int
@@ -76,6 +106,7 @@ class SuiteReport(BaseModel):
     input_tokens: int
     output_tokens: int
     cost_usd: float
+    llm_timing: Timing | None = None
     outcomes: list[CaseOutcome]
 
 
@@ -89,13 +120,16 @@ def evaluate_case(
     strict: bool = True,
     final: ArmScene | None = None,
     memory_saved: bool = False,
+    scripted: bool = True,
+    seconds: float = 0.0,
 ) -> CaseOutcome:
     """Check what the command did against the case's expectations; every failed check is listed.
 
     `final` is the cell after the command ran on the simulated arm, `memory_saved` whether the
-    memory writer saved something. Compile checks judge the plan on an ample cell.
+    memory writer saved something. Compile checks judge the plan on an ample cell. Without the
+    suite's `scripted` answers a case is judged by what it did (:meth:`SuiteCase.expectations`).
     """
-    expect = case.expect
+    expect = case.expectations(scripted=scripted)
     failures = _check_route_and_none(expect, result, trace)
     primitives = 0
     if result is not None:
@@ -126,6 +160,7 @@ def evaluate_case(
         input_tokens=trace.input_tokens,
         output_tokens=trace.output_tokens,
         cost_usd=trace.cost_usd,
+        seconds=seconds,
     )
 
 
@@ -311,6 +346,7 @@ def build_report(outcomes: list[CaseOutcome]) -> SuiteReport:
         input_tokens=sum(outcome.input_tokens for outcome in outcomes),
         output_tokens=sum(outcome.output_tokens for outcome in outcomes),
         cost_usd=sum(outcome.cost_usd for outcome in outcomes),
+        llm_timing=llm_timing(outcomes),
         outcomes=outcomes,
     )
 

@@ -23,9 +23,11 @@ from treebrain.documents import load_model
 from treebrain.errors import InputError, Problem
 from treebrain.voice.classify import Classifier, load_classifier
 from treebrain.voice.creative import CreativeAxes, load_creative_axes
+from treebrain.voice.examples import ExampleBank, ExampleSettings, load_examples
 from treebrain.voice.isa import InstructionSet
 from treebrain.voice.isa_loader import load_instruction_set
 from treebrain.voice.memory import MemoryPolicy, working_copies
+from treebrain.voice.parser import CommandParser, load_parser
 from treebrain.voice.phrase_bank import PhraseBankFile, PhraseMatcher, load_phrase_bank
 from treebrain.voice.prompts import PromptBuilder, PromptSettings
 from treebrain.voice.request import load_request_reader
@@ -56,12 +58,15 @@ class VoiceSettings(BaseModel):
     classification: str = "classification.yaml"
     language: str = "language.yaml"
     creative_axes: str = "creative_axes.yaml"
+    parser: str = "parser.yaml"
     prompts: str = "prompts"
     max_command_chars: int = Field(default=300, gt=10)
     phrase_threshold: float | None = Field(default=None, ge=0, le=100)
     strict_threshold: float = Field(default=STRICT_THRESHOLD, ge=0, le=1)
     llm_validator: bool = True
     memory: MemoryPolicy = MemoryPolicy()
+    examples: ExampleSettings = ExampleSettings()
+    """Few-shot examples in the generation prompt (the k nearest known commands)."""
     passes: PromptSettings = PromptSettings()
     by_provider: dict[str, SettingsVariant] = Field(default_factory=dict)
     """Variants by provider kind (``local``, ``anthropic``, ...), e.g. short prompts for the local model."""
@@ -83,6 +88,8 @@ class VoiceKit:
     bank: PhraseBankFile
     matcher: PhraseMatcher
     classifier: Classifier
+    parser: CommandParser
+    examples: ExampleBank
     axes: CreativeAxes
     prompts: PromptBuilder
     instruction_set_path: Path
@@ -116,8 +123,20 @@ def load_voice_kit(
         if reader is None
         else _collect(problems, lambda: load_classifier(base / settings.classification, reader))
     )
+    parser = (
+        None
+        if classifier is None
+        else _collect(problems, lambda: load_parser(base / settings.parser, classifier))
+    )
+    examples = (
+        None
+        if classifier is None or bank is None
+        else _collect(problems, lambda: load_examples(settings.examples, base, bank, classifier))
+    )
     prompts = _collect(problems, lambda: PromptBuilder(base / settings.prompts, iset, settings.passes))
-    if problems or bank is None or classifier is None or axes is None or prompts is None:
+    if problems or bank is None or classifier is None or parser is None or examples is None:
+        raise InputError(problems)
+    if axes is None or prompts is None:
         raise InputError(problems)
     return VoiceKit(
         settings=settings,
@@ -125,6 +144,8 @@ def load_voice_kit(
         bank=bank,
         matcher=PhraseMatcher(bank, settings.phrase_threshold),
         classifier=classifier,
+        parser=parser,
+        examples=examples,
         axes=axes,
         prompts=prompts,
         instruction_set_path=iset_path,

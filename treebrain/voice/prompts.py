@@ -9,8 +9,9 @@ hints, the creative axes, a pass-3 CORRECTION section, the command) goes in the 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import jinja2
 from pydantic import BaseModel, ConfigDict, Field
@@ -24,7 +25,12 @@ from treebrain.voice.request import describe_request
 from treebrain.voice.schemas import generation_schema, verdict_schema
 from treebrain.voice.steps import Step, steps_to_json
 
+if TYPE_CHECKING:
+    from treebrain.voice.examples import Example
+
 Purpose = Literal["generate", "validate", "regenerate"]
+MAX_SAMPLES = 5
+"""The tree's retry around pass 3 (three_passes.yaml) allows this many answers."""
 TEMPLATE_NAMES = ("generate.system.j2", "generate.user.j2", "validate.system.j2", "validate.user.j2")
 
 
@@ -46,6 +52,12 @@ class PromptSettings(BaseModel):
     regenerate: PassSettings = PassSettings(max_tokens=900)
     constrain_names: bool = True
     """Enums for names in the output schemas (see :mod:`treebrain.voice.schemas` for the trade-off)."""
+    samples: int = Field(default=1, ge=1, le=MAX_SAMPLES)
+    """Pass-3 answers at most: the first at the regenerate temperature with the corrections, the others
+    sampled at `sample_temperature` until one passes every validator (self-check by agreement)."""
+    sample_temperature: float = Field(default=0.8, ge=0, le=2)
+    sample_budget_s: float = Field(default=30.0, gt=0)
+    """No new sample starts once this long has passed since the first pass-3 call started."""
 
 
 class PromptRequest(BaseModel):
@@ -89,10 +101,17 @@ class PromptBuilder:
         active_zone: str | None = None,
         creative: CreativeAssignment | None = None,
         corrections: list[str] | None = None,
+        examples: Sequence[Example] = (),
+        temperature: float | None = None,
     ) -> PromptRequest:
-        """Pass 1, or pass 3 when `corrections` (the pass-2 issues) are given."""
+        """Pass 1, or pass 3 when `corrections` (the pass-2 issues) are given; `examples` are known
+        commands with their plans (few-shot), `temperature` overrides the pass's own (sampling)."""
         user = self._templates["generate.user.j2"].render(
             command=command,
+            examples=[
+                {"command": example.command, "plan": json.dumps(steps_to_json(example.sequence))}
+                for example in examples
+            ],
             corrections=corrections or [],
             recovery_hint=classification.recovery_hint,
             learning=classification.is_learning,
@@ -105,18 +124,18 @@ class PromptBuilder:
         if corrections:
             purpose: Purpose = "regenerate"
             settings = self.settings.regenerate
-            temperature = settings.temperature
+            chosen = settings.temperature
         else:
             purpose = "generate"
             settings = self.settings.generate
-            temperature = self.settings.creative_temperature if creative else settings.temperature
+            chosen = self.settings.creative_temperature if creative else settings.temperature
         return PromptRequest(
             purpose=purpose,
             command=command,
             system=self.generate_system,
             user=user,
             json_schema=self._generation_schema,
-            temperature=temperature,
+            temperature=chosen if temperature is None else temperature,
             max_tokens=settings.max_tokens,
         )
 

@@ -200,7 +200,7 @@ class RequestReader:
         rest = text.lower()
         for mention in reversed(mentions):
             rest = rest[: mention.start] + " " + rest[mention.end :]
-        fillers = self._connectors | self._count_nouns | set(self.language.count_words)
+        fillers = self.filler_words()
         return bool(mentions) and all(word in fillers or word in ",;:&" for word in _WORD.findall(rest))
 
     def unsupported_motion(self, text: str) -> str | None:
@@ -231,6 +231,23 @@ class RequestReader:
 
     def named_items(self, text: str) -> list[str]:
         return list(dict.fromkeys(mention.name for mention in _mentions(self._items, text)))
+
+    def says_everything(self, text: str) -> bool:
+        """Whether `text` asks for every item of the cell ("everything", "the works")."""
+        return bool(_mentions(self._everything, text))
+
+    def understood_spans(self, text: str) -> list[tuple[int, int]]:
+        """Where `text` says something this reader reads: items, zones, counts, speeds, negations,
+        "everything", build words and nouns (the slot-filling parser needs every word explained)."""
+        phrases: list[Phrases] = [self._items, self._zones, self._speeds, self._negations]
+        phrases += [self._everything, self._build_nouns, self._times]
+        patterns = [pattern for group in phrases for pattern, _ in group]
+        patterns += [pattern for pattern in (self._build, _MM_PER_S) if pattern is not None]
+        return [found.span() for pattern in patterns for found in pattern.finditer(text.lower())]
+
+    def filler_words(self) -> set[str]:
+        """Words that only join or count what is said: connectors, count words and count nouns."""
+        return self._connectors | self._count_nouns | set(self.language.count_words)
 
     # what it asks for -------------------------------------------------------------------------------
     def read(self, text: str, *, build: bool, ordered_list: bool = False) -> PlanRequest:

@@ -20,6 +20,7 @@ from treebrain.llm import LLMFailure
 from treebrain.voice.classify import Classification
 from treebrain.voice.creative import CreativeAssignment
 from treebrain.voice.isa import InstructionSet
+from treebrain.voice.parser import ParsedPlan
 from treebrain.voice.passes import Generation, Pass2Outcome, Pass3Outcome
 from treebrain.voice.phrase_bank import PhraseMatch
 from treebrain.voice.steps import Step
@@ -79,6 +80,18 @@ def phrase_match_result(match: PhraseMatch, notice: str | None = None) -> Interp
         sequence=list(match.sequence),
         pass1_sequence=list(match.sequence),
         confidence=round(match.score / 100, 4),
+        validated=True,
+        user_feedback=notice,
+    )
+
+
+def parsed_result(parsed: ParsedPlan, notice: str | None = None) -> InterpretResult:
+    """The slot-filling parser's plan: it passed the rules and the request check unchanged."""
+    return InterpretResult(
+        interpretation=parsed.interpretation,
+        sequence=list(parsed.sequence),
+        pass1_sequence=list(parsed.sequence),
+        confidence=parsed.confidence,
         validated=True,
         user_feedback=notice,
     )

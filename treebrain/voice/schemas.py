@@ -1,7 +1,7 @@
 """JSON Schemas for structured output, built from the instruction set at run time.
 
-With ``constrain_names`` the instruction is an enum of valid composites and each name-like
-parameter an enum of valid values, so a provider with schema-constrained decoding (the local model's
+With ``constrain_names`` every step is one composite's call with exactly its parameters, each
+name-like value an enum of valid values, so a provider with schema-constrained decoding (the local model's
 grammar, strict tool use) cannot even spell ``move_to``. The LLM layer also validates answers
 against the schema, so with enums an answer naming "ham" or "left" is rejected whole; without them
 names are plain strings and the Python rules repair ("ham" → meat) or remove what is invalid. The
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from treebrain.voice.isa import InstructionSet, ParamKind
+from treebrain.voice.isa import InstructionSet, ParamKind, ParamSpec
 
 
 def _value_schema(kind: ParamKind, iset: InstructionSet, constrain_names: bool) -> dict[str, Any]:
@@ -41,29 +41,52 @@ def _value_schema(kind: ParamKind, iset: InstructionSet, constrain_names: bool) 
 
 
 def sequence_schema(iset: InstructionSet, constrain_names: bool = True) -> dict[str, Any]:
-    """An array of ``{instruction, params}`` with every parameter any composite takes."""
+    """An array of ``{instruction, params}``.
+
+    With `constrain_names` each step is one composite's own call: the instruction a constant and its
+    parameters exactly those it takes (required ones required, values from the instruction set), so a
+    grammar built from this schema can only produce calls the rules accept as they are. Without it,
+    any parameter of any composite, and names as plain strings.
+    """
+    if constrain_names:
+        calls = [_call_schema([name], composite.params, iset) for name, composite in iset.composites.items()]
+        if iset.learned_composites:
+            calls.append(_call_schema(list(iset.learned_composites), {}, iset))
+        return {"type": "array", "items": {"anyOf": calls}}
     properties: dict[str, Any] = {}
     for composite in iset.composites.values():
         for name, spec in composite.params.items():
             properties.setdefault(name, _value_schema(spec.kind, iset, constrain_names))
-    instruction: dict[str, Any] = {"type": "string"}
-    if constrain_names:
-        instruction["enum"] = iset.valid_composites()
     return {
         "type": "array",
         "items": {
             "type": "object",
             "properties": {
-                "instruction": instruction,
-                "params": {
-                    "type": "object",
-                    "properties": properties,
-                    "additionalProperties": not constrain_names,
-                },
+                "instruction": {"type": "string"},
+                "params": {"type": "object", "properties": properties, "additionalProperties": True},
             },
             "required": ["instruction", "params"],
             "additionalProperties": False,
         },
+    }
+
+
+def _call_schema(names: list[str], params: dict[str, ParamSpec], iset: InstructionSet) -> dict[str, Any]:
+    """One call of a composite called by one of `names`, with exactly its parameters."""
+    instruction = {"const": names[0]} if len(names) == 1 else {"enum": names}
+    return {
+        "type": "object",
+        "properties": {
+            "instruction": {"type": "string", **instruction},
+            "params": {
+                "type": "object",
+                "properties": {name: _value_schema(spec.kind, iset, True) for name, spec in params.items()},
+                "required": [name for name, spec in params.items() if spec.required],
+                "additionalProperties": False,
+            },
+        },
+        "required": ["instruction", "params"],
+        "additionalProperties": False,
     }
 
 

@@ -36,6 +36,11 @@ Category = Literal[
 ]
 CATEGORIES: tuple[str, ...] = get_args(Category)
 CHARS_PER_TOKEN = 4
+Split = Literal["train", "heldout"]
+"""The training half may give the model few-shot examples; the held-out half never reaches a prompt."""
+PROCESS_FIELDS = frozenset({"route", "pass3_fixed", "validated", "raw_response_kept", "llm_failure"})
+"""Expectations about how the scripted answers went (which route, what pass 3 did), not about what
+the command did: not checked when the plans come from the parser or a model instead of the script."""
 
 
 class Expectations(BaseModel):
@@ -84,13 +89,25 @@ class SuiteCase(BaseModel):
 
     id: str = Field(pattern=r"^[a-z0-9_]+$")
     category: Category
+    split: Split = "heldout"
+    """A case not assigned to the training half is held out: it never reaches a prompt."""
     command: str
     expect: Expectations
+    offline: Expectations | None = None
+    """What a correct plan does, where `expect` describes a scripted answer that is deliberately wrong
+    or a provider failure (the plan must be refused): judged when no script answers."""
     before: list[str] = Field(default_factory=list)
     """Commands run first on the same arm (answered without an LLM: phrase bank or Python)."""
     repair: RepairPolicy | None = None
     """The robot file's ``voice: {repair: ...}`` for this case (default: the robot file's)."""
     note: str = ""
+
+    def expectations(self, *, scripted: bool) -> Expectations:
+        """`expect` when the suite's script answers; otherwise what the command must do, whoever plans it."""
+        if scripted:
+            return self.expect
+        judged = self.offline or self.expect
+        return judged.model_copy(update=dict.fromkeys(PROCESS_FIELDS & judged.model_fields_set))
 
 
 class Suite(BaseModel):

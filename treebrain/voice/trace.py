@@ -11,7 +11,7 @@ from treebrain.voice.classify import AnsweredRoute, Classification
 from treebrain.voice.creative import CreativeAssignment
 from treebrain.voice.prompts import Purpose
 
-Route = Literal["trivial", "phrase_bank", "llm"] | AnsweredRoute
+Route = Literal["trivial", "phrase_bank", "parser", "llm"] | AnsweredRoute
 
 
 class CallRecord(BaseModel):

@@ -31,6 +31,7 @@ from treebrain.kg.pipeline import (
     judge_reply,
     narration_outcome,
     prompt_for_attempt,
+    rule_update,
 )
 from treebrain.kg.prompting import as_single_turn
 from treebrain.kg.retrieval import Retrieval, retrieve_candidates
@@ -130,14 +131,17 @@ class ExtractionPrompt(KitchenLeaf):
 
 
 class ReadExtraction(KitchenLeaf):
-    """Reads the LLM extractor's answer through the kitchen vocabulary; FAILURE if it is unusable."""
+    """Reads the LLM extractor's answer through the kitchen vocabulary; FAILURE if it is unusable or
+    names what the narration does not."""
 
     type_name = "kg.read_extraction"
-    inputs = REPLY_INPUTS
+    inputs = {"narration": NARRATION, **REPLY_INPUTS}
     outputs = EXTRACTION_OUTPUTS
 
     def update(self) -> Status:
-        check = parse_extraction(self.reply().answer(), self.kitchen.config.vocabulary)
+        check = parse_extraction(
+            self.reply().answer(), self.read("narration"), self.kitchen.config.vocabulary
+        )
         if check.extraction is None:
             self.feedback_message = "; ".join(check.errors)
             return Status.FAILURE
@@ -158,6 +162,30 @@ class Retrieve(KitchenLeaf):
         retrieval = retrieve_candidates(kitchen.kg, self.read("extraction"), kitchen.config.retrieval)
         self.write("retrieval", retrieval)
         self.feedback_message = ", ".join(food.food_id for food in retrieval.candidates) or "no candidates"
+        return Status.SUCCESS
+
+
+class RuleUpdate(KitchenLeaf):
+    """The rule path: the update the narration's own words imply. SUCCESS with it when the rules are
+    certain, FAILURE with what left them unsure (then the LLM is asked, or the fallback applies)."""
+
+    type_name = "kg.rule_update"
+    inputs = {"narration": NARRATION, "extraction": EXTRACTION, "retrieval": RETRIEVAL}
+    outputs = {
+        "update": Port("KgUpdate", "the rules' update, when they are certain", required=False),
+        "reason": Port("str", "what left the rules unsure", required=False),
+    }
+
+    def update(self) -> Status:
+        decision = rule_update(
+            self.kitchen.config, self.read("narration"), self.read("extraction"), self.read("retrieval")
+        )
+        if decision.update is None or not decision.certain:
+            self.write("reason", decision.reason)
+            self.feedback_message = decision.reason
+            return Status.FAILURE
+        self.write("update", decision.update)
+        self.feedback_message = f"{decision.update.update_type.value} by the rules"
         return Status.SUCCESS
 
 
@@ -245,10 +273,16 @@ class ApplyUpdate(GraphChange):
 
 
 class FallBack(GraphChange):
-    """After the last rejected attempt: the low-confidence rule-based update, or an unattributed event."""
+    """After the last rejected attempt, or with no LLM: the rules' update flagged low-confidence, or an
+    unattributed event with the reason (a narration about no object: "wash hands")."""
 
     type_name = "kg.fallback"
-    inputs = {"narration": NARRATION, "extraction": EXTRACTION, "retrieval": RETRIEVAL, "attempts": ATTEMPTS}
+    inputs = {
+        "narration": NARRATION,
+        "extraction": EXTRACTION,
+        "retrieval": Port("KgRetrieval", "unset for a narration about no object", required=False),
+        "attempts": ATTEMPTS,
+    }
 
     def update(self) -> Status:
         kitchen = self.kitchen
@@ -317,6 +351,7 @@ BEHAVIOURS = (
     ExtractionPrompt,
     ReadExtraction,
     Retrieve,
+    RuleUpdate,
     UpdatePrompt,
     JudgeAnswer,
     ApplyUpdate,

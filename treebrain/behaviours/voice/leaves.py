@@ -39,6 +39,7 @@ from treebrain.voice.result import (
     InterpretResult,
     last_plan_result,
     name_taken_result,
+    parsed_result,
     phrase_match_result,
     question_result,
     stop_result,
@@ -202,6 +203,45 @@ class MatchPhrase(VoiceLeaf):
         return Status.SUCCESS
 
 
+class ParseParams(Params):
+    enabled: bool = Field(
+        True,
+        description="false: the LLM answers everything the phrase bank and Python do not (the cloud path)",
+    )
+
+
+class Parse(VoiceLeaf):
+    """The slot-filling parser: SUCCESS with its plan when every word of the command is understood and
+    the plan passes the rules and the request check unchanged; FAILURE (the LLM answers) otherwise."""
+
+    type_name = "voice.parse"
+    Params = ParseParams
+    params: ParseParams
+    inputs = {
+        "text": Port("str"),
+        "classification": Port("VoiceClassification"),
+        "active_zone": Port("str", "the zone active before this command", required=False),
+        "notice": Port("str", required=False),
+    }
+    outputs = {"result": Port(RESULT, RESULT_DOC), "route": Port("str", required=False)}
+
+    def update(self) -> Status:
+        if not self.params.enabled:
+            self.feedback_message = "the parser is switched off"
+            return Status.FAILURE
+        text = self.read("text")
+        parsed = self.kit.parser.parse(text, self.read("classification"), self.read("active_zone"))
+        if parsed is None:
+            unexplained = self.kit.parser.unexplained(text)
+            self.feedback_message = (
+                f"unsure ({', '.join(unexplained[:5]) or 'no plan it can check'}): the LLM answers"
+            )
+            return Status.FAILURE
+        self.publish(parsed_result(parsed, self.read("notice")), "parser")
+        self.feedback_message = f"{len(parsed.sequence)} step(s), confidence {parsed.confidence:g}"
+        return Status.SUCCESS
+
+
 class AnswerWithoutLlm(VoiceLeaf):
     """Answers what needs no model: an ingredient the cell lacks, a motion the arm cannot make, a
     built-in name to redefine (refused), an under-specified command (a question), a stop, and
@@ -349,6 +389,7 @@ BEHAVIOURS = (
     Classify,
     MatchPhrase,
     AnswerWithoutLlm,
+    Parse,
     DrawAxes,
     Calls,
     TraceLeaf,

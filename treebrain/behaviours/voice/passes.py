@@ -56,14 +56,17 @@ class GeneratePrompt(PromptLeaf):
         "active_zone": Port("str", required=False),
     }
 
-    def request(self, corrections: list[str] | None) -> PromptRequest:
+    def request(self, corrections: list[str] | None, temperature: float | None = None) -> PromptRequest:
+        text = self.read("text")
         return self.kit.prompts.generate(
-            self.read("text"),
+            text,
             self.read("classification"),
             scene=self.read("scene"),
             active_zone=self.read("active_zone"),
             creative=self.read("creative"),
             corrections=corrections,
+            examples=self.kit.examples.nearest(text),
+            temperature=temperature,
         )
 
     def update(self) -> Status:
@@ -71,14 +74,39 @@ class GeneratePrompt(PromptLeaf):
 
 
 class RegeneratePrompt(GeneratePrompt):
-    """Pass 3: the generation prompt with the CORRECTION REQUIRED section for pass 2's issues."""
+    """Pass 3: the generation prompt with the CORRECTION REQUIRED section for pass 2's issues. Each
+    run is one answer (`attempt` counts them): the first at the regenerate temperature, later ones
+    sampled hotter; FAILURE once ``passes.samples`` answers were asked for or the sampling budget is
+    spent, so the retry around pass 3 stops."""
 
     type_name = "voice.regenerate_prompt"
-    inputs = {**GeneratePrompt.inputs, "pass2": Port("VoicePass2")}
+    inputs = {
+        **GeneratePrompt.inputs,
+        "pass2": Port("VoicePass2"),
+        "attempt": Port("int", "pass-3 answers asked for so far", required=False),
+        "started": Port(
+            "float", "when the first pass-3 answer was asked for (clock seconds)", required=False
+        ),
+    }
+    outputs = {
+        **PromptLeaf.outputs,
+        "attempt": Port("int", required=False),
+        "started": Port("float", required=False),
+    }
 
     def update(self) -> Status:
         pass2: Pass2Outcome = self.read("pass2")
-        return self.publish_request(self.request(pass2.retry_issues))
+        settings = self.kit.settings.passes
+        attempt: int = self.read("attempt") or 0
+        now = self.context.clock.now()
+        started: float = now if attempt == 0 else self.read("started")
+        if attempt >= settings.samples or now - started > settings.sample_budget_s:
+            self.feedback_message = f"no more samples after {attempt} answer(s) in {now - started:.1f} s"
+            return Status.FAILURE
+        self.write("attempt", attempt + 1)
+        self.write("started", started)
+        temperature = None if attempt == 0 else settings.sample_temperature
+        return self.publish_request(self.request(pass2.retry_issues, temperature))
 
 
 class ReviewPrompt(PromptLeaf):
@@ -152,7 +180,8 @@ class Review(VoiceLeaf):
 
 
 class Recheck(VoiceLeaf):
-    """Pass 3's answer is kept only when it passes every rule; issues it fixed are tagged [P3 fixed]."""
+    """Pass 3's answer is kept only when it passes every rule; issues it fixed are tagged [P3 fixed].
+    FAILURE when it is not kept, so the next sample is asked for (if any is left)."""
 
     type_name = "voice.recheck"
     inputs = {
@@ -174,7 +203,7 @@ class Recheck(VoiceLeaf):
         )
         self.write("pass3", outcome)
         self.feedback_message = "fixed" if outcome.fixed else "pass 2 stands"
-        return Status.SUCCESS
+        return Status.SUCCESS if outcome.fixed else Status.FAILURE
 
 
 class Assemble(VoiceLeaf):

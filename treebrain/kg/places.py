@@ -1,0 +1,52 @@
+"""Which node a place phrase names: a zone of the vocabulary, or an object (one entity per thing).
+
+"put the knife on the plate" puts the knife on the plate *object*: a phrase the zone list does not
+know is looked up among the objects by name (synonyms folded), then by head noun ("tray" finds the
+baking tray), and only then created as a new object of that name. So a thing is never both a zone
+and an object, and "pan" and "frying pan" are one node.
+"""
+
+from __future__ import annotations
+
+from treebrain.kg.graph import KitchenGraph
+from treebrain.kg.names import normalise_phrase
+from treebrain.kg.vocabulary import Vocabulary
+
+
+class PlaceResolver:
+    """Finds or creates the nodes places are named by, remembering which it created."""
+
+    def __init__(self, kg: KitchenGraph, vocabulary: Vocabulary, seen_at: float = 0.0) -> None:
+        self.kg = kg
+        self.vocabulary = vocabulary
+        self.seen_at = seen_at
+        self.created: list[str] = []
+
+    def place(self, text: str) -> str:
+        """The node id of the zone or object `text` names (a node id, a zone phrase or an object name)."""
+        kg = self.kg
+        if kg.has_zone(text) or kg.has_food(text):
+            return text
+        zone = self.vocabulary.zone_for(text)
+        if zone is not None:
+            zone_id, created = kg.ensure_zone(*zone)
+            if created:
+                self.created.append(zone_id)
+            return zone_id
+        existing = kg.foods_named(text, limit=1) or kg.foods_similar(text, limit=1)
+        if existing:
+            return existing[0]
+        food_id = kg.add_food(self.vocabulary.names.canonical(text) or "item", seen_at=self.seen_at)
+        self.created.append(food_id)
+        return food_id
+
+
+#: Words an answer uses for "no particular place": in a hand, or not known.
+IN_HAND_WORDS = frozenset({"in hand", "hand", "held", "holding", "in hands", "hands"})
+UNKNOWN_PLACE_WORDS = frozenset({"unknown", "none", "nowhere", "unknown place", "null"})
+
+
+def names_place(text: str) -> bool:
+    """Whether `text` names a place at all (not empty, "unknown" or a hand)."""
+    phrase = normalise_phrase(text)
+    return bool(phrase) and phrase not in IN_HAND_WORDS and phrase not in UNKNOWN_PLACE_WORDS

@@ -1,0 +1,193 @@
+"""The slot-filling parser: a plan built in Python from the command's slots, before any model is asked.
+
+The seed's fast path matched whole phrases only. This parser generalises it: the request reader already
+reads the slots of a command -- items by their names and synonyms (instruction set), counts ("two
+slices of", "double"), zones ("on the left"), speeds ("slowly", "at 80 mm/s"), negations ("without
+tomato"), several zones in one command -- and ``parser.yaml`` says what a dish noun builds (a sandwich
+wraps its fillings in bread and ends at home). The parser answers only when it is sure: every word of
+the command is explained by a slot, a build word, a recovery pattern or a filler word, and the plan it
+builds passes the same rules and request check as any model's (:func:`parse_command` returns None
+otherwise, and the LLM path runs as before). Nothing here names an item, a zone or a word: all of it
+comes from the data files.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from treebrain.documents import read_document
+from treebrain.voice.classify import Classification, Classifier
+from treebrain.voice.isa import InstructionSet
+from treebrain.voice.plan_check import plan_misses
+from treebrain.voice.request import PlanRequest, SpeedRequest, ZoneBuild
+from treebrain.voice.rules import enforce_rules
+from treebrain.voice.steps import Step
+
+_WORDS = re.compile(r"[a-z0-9']+")
+
+
+class Dish(BaseModel):
+    """What a dish noun builds (``parser.yaml``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    wrap: str | None = None
+    """An item laid below and above the fillings (bread for a sandwich)."""
+    finish: list[str] = Field(default_factory=list)
+    """Composites after each zone's layers (``go_home``)."""
+    default_zone: bool = False
+    """Said without a zone, the dish is built in the instruction set's default zone."""
+
+
+class ParserVocabulary(BaseModel):
+    """The whole ``parser.yaml``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    dishes: dict[str, Dish] = Field(default_factory=dict)
+    filler_words: list[str] = Field(default_factory=list)
+    confidence: float = Field(default=0.95, gt=0, le=1)
+
+
+class ParsedPlan(BaseModel):
+    """A plan the parser is sure of: the steps, how sure, and what it understood."""
+
+    model_config = ConfigDict(frozen=True)
+
+    sequence: list[Step]
+    confidence: float
+    interpretation: str
+
+
+class CommandParser:
+    """The parser for one vocabulary, classifier and instruction set."""
+
+    def __init__(self, vocabulary: ParserVocabulary, classifier: Classifier) -> None:
+        self.vocabulary = vocabulary
+        self.classifier = classifier
+        self.iset: InstructionSet = classifier.iset
+        self._fillers = {word.lower() for word in vocabulary.filler_words} | classifier.reader.filler_words()
+        self._recovery = [
+            re.compile(item.pattern, re.IGNORECASE) for item in classifier.rules.recovery_patterns
+        ]
+        dishes = sorted(vocabulary.dishes, key=len, reverse=True)
+        self._dish = (
+            re.compile(rf"\b({'|'.join(map(re.escape, dishes))})\b", re.IGNORECASE) if dishes else None
+        )
+
+    def unexplained(self, text: str) -> list[str]:
+        """The words of `text` that no slot, build word, recovery pattern or filler explains."""
+        spans = self.classifier.reader.understood_spans(text)
+        spans += [found.span() for pattern in self._recovery for found in pattern.finditer(text)]
+        blanked = list(text.lower())
+        for start, end in spans:
+            blanked[start:end] = " " * (end - start)
+        return [word for word in _WORDS.findall("".join(blanked)) if word not in self._fillers]
+
+    def parse(
+        self, text: str, classification: Classification, active_zone: str | None = None
+    ) -> ParsedPlan | None:
+        """The plan for `text` when the parser is sure of it; None when the LLM should answer."""
+        if classification.route != "generate" or classification.is_creative or classification.is_learning:
+            return None
+        if self.unexplained(text):
+            return None
+        request = classification.request
+        if request.builds:
+            sequence = self._build_plan(text, request)
+        elif classification.is_recovery:
+            sequence = _recovery_plan(request)
+        else:
+            sequence = None
+        if not sequence or not self._passes(sequence, request, active_zone):
+            return None
+        return ParsedPlan(
+            sequence=sequence,
+            confidence=self.vocabulary.confidence,
+            interpretation="Understood without a model: " + ", ".join(step.short() for step in sequence),
+        )
+
+    def _build_plan(self, text: str, request: PlanRequest) -> list[Step] | None:
+        found = self._dish.search(text) if self._dish is not None else None
+        dish = self.vocabulary.dishes[found.group(1).lower()] if found else Dish()
+        if found is None and self.classifier.reader.says_everything(text):
+            return None  # "everything" without a dish: no telling what wraps it
+        steps = [] if request.speed is None else [self._speed_step(request.speed)]
+        for build in request.builds:
+            layers = _layers(build, dish)
+            zone = build.zone or (self.iset.default_zone if dish.default_zone else None)
+            if zone is not None:
+                steps.append(Step(instruction="set_active_zone", params={"zone": zone}))
+            steps += [Step(instruction="add_layer", params={"item": item}) for item in layers]
+            steps += [Step(instruction=name) for name in dish.finish]
+        return steps
+
+    def _speed_step(self, speed: SpeedRequest) -> Step:
+        """``change_speed`` to the profile said ("slowly"), or to the number said ("at 80 mm/s")."""
+        profile = next(
+            (
+                name
+                for name, mm_s in self.iset.speed_profiles.items()
+                if speed.slower is not None and mm_s == speed.mm_s
+            ),
+            None,
+        )
+        return Step(instruction="change_speed", params={"speed": profile or speed.mm_s})
+
+    def _passes(self, sequence: list[Step], request: PlanRequest, active_zone: str | None) -> bool:
+        """The same validators as every plan: no rule would change it, and it is what was asked."""
+        checked = enforce_rules(sequence, self.iset)
+        return not checked.changes() and not plan_misses(request, sequence, self.iset, active_zone)
+
+
+def _layers(build: ZoneBuild, dish: Dish) -> list[str]:
+    """The zone's layers, bottom first: the listed order, or the fillings (each as often as said) in
+    the dish's wrap unless the wrap item was counted itself."""
+    if build.order is not None:
+        return list(build.order)
+    fillings = [
+        item
+        for item, count in build.items.items()
+        for _ in range(count)
+        if item != dish.wrap or item in build.exact
+    ]
+    if dish.wrap is None or dish.wrap in build.exact:
+        return fillings
+    return [dish.wrap, *fillings, dish.wrap]
+
+
+def _recovery_plan(request: PlanRequest) -> list[Step] | None:
+    """A recovery does exactly what its patterns require, or the one thing they allow."""
+    if request.required:
+        names = request.required
+    elif request.allowed is not None and len(request.allowed) == 1:
+        names = request.allowed
+    else:
+        return None
+    return [Step(instruction=name) for name in names]
+
+
+def load_parser(path: str | Path, classifier: Classifier) -> CommandParser:
+    """``parser.yaml``, with every wrap item and finishing composite checked against the instruction set."""
+    document = read_document(path)
+    vocabulary = document.validate(ParserVocabulary)
+    if vocabulary is not None:
+        iset = classifier.iset
+        for noun, dish in vocabulary.dishes.items():
+            if dish.wrap is not None and dish.wrap not in iset.items:
+                document.problem(
+                    ["dishes", noun, "wrap"], f"{dish.wrap!r} is not an item of the instruction set"
+                )
+            for index, name in enumerate(dish.finish):
+                signature = iset.signature(name)
+                if signature is None or any(spec.required for spec in signature.values()):
+                    document.problem(
+                        ["dishes", noun, "finish", index],
+                        f"{name!r} is not a composite callable without parameters",
+                    )
+    document.raise_problems()
+    assert vocabulary is not None
+    return CommandParser(vocabulary, classifier)
