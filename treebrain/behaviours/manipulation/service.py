@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from treebrain.behaviours.context import RobotSettings, TreeContext
 from treebrain.behaviours.run_limits import RunLimits
+from treebrain.behaviours.sections import missing_file, read_section
 from treebrain.errors import InputError, Location, Problem
 from treebrain.manipulation.control import CartesianController, ControllerSettings
 from treebrain.manipulation.episode import EpisodeLog, EpisodeRecorder
@@ -29,7 +30,6 @@ from treebrain.robots.manipulator.commands import EndEffectorCommand
 from treebrain.robots.manipulator.drivers import ROBOT_KIND, ManipulatorDriver, sim_missing
 from treebrain.robots.manipulator.observation import ManipulatorObservation
 from treebrain.robots.registry import build_driver, driver_problems
-from treebrain.yaml_source import located
 
 SECTION = "manipulation"
 
@@ -51,26 +51,11 @@ class ManipulationSettings(BaseModel):
 
 def settings_problems(robot: RobotSettings) -> list[Problem]:
     """What is wrong with the ``manipulation:`` section (a robot check, run before the first tick)."""
-    section = robot.data.get(SECTION)
-    if section is None:
-        return []
-    default = Location(str(robot.file or ""))
-    try:
-        settings = ManipulationSettings.model_validate(section)
-    except ValidationError as error:
-        return [
-            Problem(
-                located(section, tuple(str(part) for part in issue["loc"]), default),
-                f"{SECTION}.{'.'.join(map(str, issue['loc']))}: {issue['msg']}",
-            )
-            for issue in error.errors()
-        ]
-    tasks_file = robot.base_dir / settings.tasks_file
-    if not tasks_file.is_file():
-        return [
-            Problem(located(section, ("tasks_file",), default), f"{SECTION}.tasks_file: no file {tasks_file}")
-        ]
-    return []
+    settings, problems = read_section(robot, SECTION, ManipulationSettings)
+    if settings is None:
+        return problems
+    missing = missing_file(robot, SECTION, "tasks_file", settings.tasks_file)
+    return [] if missing is None else [missing]
 
 
 def check_robot(robot: RobotSettings) -> tuple[TaskSpec | None, list[str]]:

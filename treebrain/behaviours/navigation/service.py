@@ -11,10 +11,9 @@ import math
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from treebrain.behaviours.context import RobotSettings, RunOptions, TreeContext
 from treebrain.behaviours.run_limits import RunLimits
+from treebrain.behaviours.sections import missing_file, read_section
 from treebrain.clock import Clock
 from treebrain.errors import InputError, Location, Problem
 from treebrain.navigation.drawing import draw_mission
@@ -27,7 +26,6 @@ from treebrain.robots.mobile.maps import load_map
 from treebrain.robots.mobile.observation import MobileObservation, Pose2D, Velocity
 from treebrain.robots.mobile.params import BaseParams
 from treebrain.robots.registry import build_driver, driver_problems, driver_types
-from treebrain.yaml_source import located
 
 SECTION = "navigation"
 ROBOT_KIND = "mobile_base"
@@ -42,28 +40,14 @@ def settings_of(robot: RobotSettings) -> NavigationSettings:
 
 def settings_problems(robot: RobotSettings) -> list[Problem]:
     """What is wrong with the ``navigation:`` section and the files it names (before the first tick)."""
-    section = robot.data.get(SECTION)
-    if section is None:
-        return []
-    default = Location(str(robot.file or ""))
-    try:
-        settings = NavigationSettings.model_validate(section)
-    except ValidationError as error:
-        return [
-            Problem(
-                located(section, tuple(str(part) for part in issue["loc"]), default),
-                f"{SECTION}.{'.'.join(map(str, issue['loc']))}: {issue['msg']}",
-            )
-            for issue in error.errors()
-        ]
-    problems = []
-    for option in ("tools_file", "system_prompt_file"):
-        path = robot.base_dir / getattr(settings, option)
-        if not path.is_file():
-            problems.append(
-                Problem(located(section, (option,), default), f"{SECTION}.{option}: no file {path}")
-            )
-    return problems
+    settings, problems = read_section(robot, SECTION, NavigationSettings)
+    if settings is None:
+        return problems
+    missing = (
+        missing_file(robot, SECTION, option, getattr(settings, option))
+        for option in ("tools_file", "system_prompt_file")
+    )
+    return [problem for problem in missing if problem is not None]
 
 
 def check_robot(robot: RobotSettings) -> list[str]:
