@@ -285,7 +285,8 @@ def test_modify_state_may_restate_the_current_place(
             _answer("MODIFY_STATE", "food_mug_1", state="grabbed"),
             [
                 "the narration's verb 'grab' takes the object into a hand: answer TAKE (CREATE_NEW in hand for a "
-                "first sighting), not MODIFY_STATE"
+                "first sighting), not MODIFY_STATE",
+                "the narration's verb 'grab' does not change the object's state: set updates.state to null",
             ],
         ),
         (  # misattribution: the narration names a fork, the answer changes the held milk
@@ -315,6 +316,11 @@ def test_modify_state_may_restate_the_current_place(
             [
                 "the narration's verb 'close' leaves the object 'closed', not 'poured': set updates.state to 'closed'"
             ],
+        ),
+        (  # the local model's "put milk in fridge" answered with state "in_hand"
+            "put the milk in the fridge",
+            _answer("PLACE", "food_milk_1", location="fridge", state="in_hand"),
+            ["the narration's verb 'put' does not change the object's state: set updates.state to null"],
         ),
     ],
 )

@@ -7,7 +7,8 @@ few-shot example. :func:`disagreements` compares a validated update with the nar
 - the verb: a narration that takes something is a TAKE (or a first sighting in hand), one that puts
   something down is a PLACE, one that changes it is a MODIFY_STATE (or a PLACE at the place it names
   as a destination: "tear the lettuce into the bowl", "pour the pasta into the pot"), and a verb
-  whose state the vocabulary knows leaves that state ("close" leaves it closed, not "poured");
+  the vocabulary knows leaves its own state ("close" leaves it closed, not "poured"; "put" changes
+  no state);
 - the object: the node changed, or the name of a node created, is the thing the narration names
   (synonyms and plurals folded); a narration whose object the rules could not read still has to
   name it somewhere;
@@ -64,15 +65,7 @@ def disagreements(
     """Every way `update` contradicts the narration (empty: it agrees)."""
     mentions = Mentions(narration.text, kg.names, vocabulary)
     errors = _verb(update, extraction)
-    if (
-        extraction.state_after
-        and update.state
-        and normalise_phrase(update.state) != normalise_phrase(extraction.state_after)
-    ):
-        errors.append(
-            f"the narration's verb {extraction.verb!r} leaves the object {extraction.state_after!r}, "
-            f"not {update.state!r}: set updates.state to {extraction.state_after!r}"
-        )
+    errors += _state(update, extraction)
     errors += _object(update, extraction, kg, mentions)
     allowed = _current_places(update, extraction, kg)
     destination = update.destination
@@ -103,6 +96,24 @@ def _verb(update: KgUpdate, extraction: Extraction) -> list[str]:
     if into and update.update_type is UpdateType.PLACE:
         return []
     return [f"the narration's verb {extraction.verb!r} {_MOVES[implied]}, not {update.update_type.value}"]
+
+
+def _state(update: KgUpdate, extraction: Extraction) -> list[str]:
+    """A verb the vocabulary knows leaves its own state, or none ("put" changes where, not what)."""
+    if extraction.verb_type is None or update.state is None:
+        return []
+    implied = extraction.state_after
+    if implied is None:
+        return [
+            f"the narration's verb {extraction.verb!r} does not change the object's state: "
+            "set updates.state to null"
+        ]
+    if normalise_phrase(update.state) != normalise_phrase(implied):
+        return [
+            f"the narration's verb {extraction.verb!r} leaves the object {implied!r}, "
+            f"not {update.state!r}: set updates.state to {implied!r}"
+        ]
+    return []
 
 
 def _object(update: KgUpdate, extraction: Extraction, kg: KitchenGraph, mentions: Mentions) -> list[str]:
