@@ -20,8 +20,12 @@ $(VENV)/.installed-demo: pyproject.toml | $(PY)
 
 # The test install includes the simulators (`sim`: robosuite 1.5.2 on MuJoCo; `nav`: IR-SIM); robosuite's private
 # macro file is written once so that importing it prints no warnings about optional packages.
+# LIBERO's BDDL task files are read as data from the `libero` sdist, installed without its dependencies:
+# it pins robosuite 1.4.0 (we run 1.5.2) and pulls in training stacks (robomimic, hydra) nothing here uses.
+LIBERO := libero==0.1.1
 $(VENV)/.installed-test: pyproject.toml | $(PY)
 	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PIP) install --quiet -e '.[dev,cloud,local,sim,nav]'
+	$(PIP) install --quiet --no-deps $(LIBERO)
 	$(PY) -m treebrain.robots.manipulator.macros
 	touch $@
 
