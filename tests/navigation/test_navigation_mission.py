@@ -655,14 +655,20 @@ def test_a_frontier_the_explorer_was_stopped_short_of_is_set_aside() -> None:
     assert mission.explorer.frontier_id == EAST_FRONTIER
 
 
-def test_a_frontier_still_open_when_the_explorer_got_there_is_set_aside() -> None:
-    mission = corridor_mission(mode="frontier")
+def explorer_at_path_end(mission: Mission) -> MobileObservation:
+    """Starts exploring, then puts the robot at the end of the explorer's path at t = 3 s."""
     mission.explore(seen_at(), 0.0)
     assert mission.explorer is not None and isinstance(mission.explorer.motion, Follow)
     end_x, end_y = mission.explorer.motion.path[-1]
     there = seen_at(Pose2D(end_x, end_y, math.pi), 3.0)
     mission.explorer.motion.request(there.odometry, 3.0)
     assert mission.explorer.motion.finished
+    return there
+
+
+def test_a_frontier_still_open_when_the_explorer_got_there_is_set_aside() -> None:
+    mission = corridor_mission(mode="frontier")
+    there = explorer_at_path_end(mission)
     mission.explore(there, 3.0)
     assert mission.failed_goals == {WEST_FRONTIER: 3.0 + FAILED_GOAL_S}
     assert mission.explorer is not None
@@ -671,11 +677,7 @@ def test_a_frontier_still_open_when_the_explorer_got_there_is_set_aside() -> Non
 
 def test_a_frontier_that_closed_when_the_explorer_got_there_is_not_set_aside() -> None:
     mission = corridor_mission(mode="frontier")
-    mission.explore(seen_at(), 0.0)
-    assert mission.explorer is not None and isinstance(mission.explorer.motion, Follow)
-    end_x, end_y = mission.explorer.motion.path[-1]
-    there = seen_at(Pose2D(end_x, end_y, math.pi), 3.0)
-    mission.explorer.motion.request(there.odometry, 3.0)
+    there = explorer_at_path_end(mission)
     mission.frontiers = [f for f in mission.frontiers if f.id != WEST_FRONTIER]
     mission.explore(there, 3.0)
     assert mission.failed_goals == {}

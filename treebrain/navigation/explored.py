@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit
 from scipy import ndimage
 
-from treebrain.robots.mobile.lidar import Scan
+from treebrain.robots.mobile.lidar import Scan, grid_ray
 from treebrain.robots.mobile.maps import FREE, OCCUPIED, UNKNOWN, OccupancyMap
 
 Cells = np.ndarray[Any, np.dtype[np.int8]]
@@ -67,14 +67,7 @@ def _mark(cells: Cells, x: float, y: float, angles: Any, ranges: Any, longest: f
     for beam in range(angles.size):
         returned = math.isfinite(ranges[beam])
         reach = ranges[beam] if returned else longest
-        dx, dy = math.cos(angles[beam]), math.sin(angles[beam])
-        column, row = math.floor(x), math.floor(y)
-        step_x = 1 if dx > 0 else -1
-        step_y = 1 if dy > 0 else -1
-        next_x = ((column + (1 if dx > 0 else 0)) - x) / dx if dx != 0 else np.inf
-        next_y = ((row + (1 if dy > 0 else 0)) - y) / dy if dy != 0 else np.inf
-        delta_x = abs(1.0 / dx) if dx != 0 else np.inf
-        delta_y = abs(1.0 / dy) if dy != 0 else np.inf
+        column, row, step_x, step_y, next_x, next_y, delta_x, delta_y = grid_ray(x, y, angles[beam])
         while 0 <= row < height and 0 <= column < width:
             if min(next_x, next_y) > reach + 1e-6:
                 # the beam ends inside this cell: a return marks it, a miss leaves it seen free

@@ -88,19 +88,28 @@ class GridLidar:
 
 
 @njit(cache=True)
+def grid_ray(x: float, y: float, angle: float) -> tuple[int, int, int, int, float, float, float, float]:
+    """The start of a grid traversal (Amanatides-Woo) from (x, y) in cell units along `angle`: the
+    cell (column, row), its steps, the distances to the first vertical and horizontal cell borders
+    and the distances between borders."""
+    dx, dy = math.cos(angle), math.sin(angle)
+    column, row = math.floor(x), math.floor(y)
+    step_x = 1 if dx > 0 else -1
+    step_y = 1 if dy > 0 else -1
+    next_x = ((column + (1 if dx > 0 else 0)) - x) / dx if dx != 0 else np.inf
+    next_y = ((row + (1 if dy > 0 else 0)) - y) / dy if dy != 0 else np.inf
+    delta_x = abs(1.0 / dx) if dx != 0 else np.inf
+    delta_y = abs(1.0 / dy) if dy != 0 else np.inf
+    return column, row, step_x, step_y, next_x, next_y, delta_x, delta_y
+
+
+@njit(cache=True)
 def _cast(blocked: BoolArray, x: float, y: float, angles: FloatArray, longest: float) -> FloatArray:
     """Ranges in cells from (x, y) in cell units along each angle; inf past `longest`."""
     height, width = blocked.shape
     ranges = np.full(angles.size, np.inf)
     for beam in range(angles.size):
-        dx, dy = math.cos(angles[beam]), math.sin(angles[beam])
-        column, row = math.floor(x), math.floor(y)
-        step_x = 1 if dx > 0 else -1
-        step_y = 1 if dy > 0 else -1
-        next_x = ((column + (1 if dx > 0 else 0)) - x) / dx if dx != 0 else np.inf
-        next_y = ((row + (1 if dy > 0 else 0)) - y) / dy if dy != 0 else np.inf
-        delta_x = abs(1.0 / dx) if dx != 0 else np.inf
-        delta_y = abs(1.0 / dy) if dy != 0 else np.inf
+        column, row, step_x, step_y, next_x, next_y, delta_x, delta_y = grid_ray(x, y, angles[beam])
         travelled = 0.0
         while travelled <= longest:
             if row < 0 or row >= height or column < 0 or column >= width or blocked[row, column]:
