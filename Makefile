@@ -24,7 +24,7 @@ $(VENV)/.installed-demo: pyproject.toml | $(PY)
 # it pins robosuite 1.4.0 (we run 1.5.2) and pulls in training stacks (robomimic, hydra) nothing here uses.
 LIBERO := libero==0.1.1
 $(VENV)/.installed-test: pyproject.toml | $(PY)
-	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PIP) install --quiet -e '.[dev,cloud,local,sim,nav]'
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PIP) install --quiet -e '.[dev,cloud,local,sim,nav,scale]'
 	$(PIP) install --quiet --no-deps $(LIBERO)
 	$(PY) -m treebrain.robots.manipulator.macros
 	touch $@

@@ -18,13 +18,13 @@ from pathlib import Path
 
 from benchmarks.bench_kg import story_rows
 from benchmarks.rows import BenchRow, TickCpuMeter
-from treebrain.cli.kg import KitchenSession
 from treebrain.kg.config import load_kitchen_config
 from treebrain.kg.eval_set import load_eval_set, load_scripted_answers
 from treebrain.kg.evaluation import evaluate, run_scenario, run_scenario_with
 from treebrain.kg.ingest import plan_ingest
 from treebrain.kg.narrations import read_narrations
 from treebrain.kg.stories import StoryReport, load_stories, run_story
+from treebrain.sessions.kitchen import KitchenSession
 
 REPO = Path(__file__).resolve().parents[1]
 ROBOT = REPO / "config" / "robots" / "kitchen.yaml"

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from benchmarks.rows import BenchRow
 from treebrain.behaviours.manipulation.service import ManipulationService
-from treebrain.cli.manipulation import run_episode
+from treebrain.evaluation.suites.manipulation import run_episode
 from treebrain.manipulation.evaluation import score
 from treebrain.robots.manipulator.limits import ManipulatorLimits
 from treebrain.robots.manipulator.params import RobosuiteParams

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from benchmarks.rows import BenchRow
-from treebrain.cli.navigation import run_mission
+from treebrain.evaluation.suites.navigation import run_mission
 from treebrain.robots.mobile.lidar import GridLidar, LidarParams
 from treebrain.robots.mobile.maps import FREE, load_map
 

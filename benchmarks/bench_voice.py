@@ -30,7 +30,7 @@ from py_trees.common import Status
 from benchmarks.rows import BenchRow, TickCpuMeter, median_ms
 from treebrain.behaviours.arm.service import ArmService
 from treebrain.behaviours.llm.service import choose_default_profile
-from treebrain.cli.voice import outcome, run_command
+from treebrain.sessions.voice import outcome, run_command
 from treebrain.testing import TreeHarness
 from treebrain.trees import load_tree
 from treebrain.voice.compiler import compile_sequence

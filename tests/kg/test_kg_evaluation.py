@@ -1,13 +1,16 @@
 from __future__ import annotations
 
+import json
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from treebrain.errors import InputError
+from treebrain.evaluation.suites.kg import KgSuite
 from treebrain.kg.config import KitchenConfig
 from treebrain.kg.eval_set import Scenario, ScriptedAnswers, load_eval_set, load_scripted_answers
-from treebrain.kg.evaluation import ScenarioRun, evaluate, run_scenario
+from treebrain.kg.evaluation import ScenarioRun, evaluate, report_from_counts, run_scenario, score_scenario
 from treebrain.kg.models import ExecutionReport, Extraction, FoodView, LlmPrompt, Narration, OutcomeKind
 from treebrain.kg.narrations import read_narrations
 from treebrain.kg.pipeline import AttemptRecord, NarrationOutcome
@@ -148,6 +151,25 @@ def test_the_evaluator_counts_each_kind_of_mistake(kitchen: KitchenConfig) -> No
     }
     missing = evaluate([SCENARIO], [], kitchen.vocabulary.names)
     assert missing.mismatches == ("mini: no run",)
+
+
+def test_per_scenario_counts_add_up_to_the_report(kitchen: KitchenConfig, kitchen_dir: Path) -> None:
+    """What `treebrain eval kg` does with one scenario per case: each worker scores its scenario,
+    the counts are summed after; the report is evaluate()'s, and the suite's table shows it."""
+    scenarios = load_eval_set(kitchen_dir / "eval" / "scenarios")
+    runs = [run_scenario(scenario, kitchen, None) for scenario in scenarios]
+    names = kitchen.vocabulary.names
+    total: Counter[str] = Counter()
+    mismatches: list[str] = []
+    for scenario, run in zip(scenarios, runs, strict=True):
+        counts, found = score_scenario(scenario, run, names)
+        total.update(json.loads(json.dumps(counts)))  # as the result file carries them
+        mismatches.extend(found)
+    report = report_from_counts(len(scenarios), total, mismatches)
+    assert report == evaluate(scenarios, runs, names)
+    table = KgSuite.markdown({"profile": "none", **report.model_dump(mode="json")})
+    assert "| step accuracy | 99.4% |" in table
+    assert table.endswith("2 mismatch(es):\n" + "\n".join(f"- {item}" for item in report.mismatches) + "\n")
 
 
 def test_scripted_answers_never_repeat(kitchen: KitchenConfig) -> None:

@@ -1,4 +1,5 @@
-"""The ``treebrain kg`` commands and ``treebrain eval kg`` on the shipped robot file (scripted answers)."""
+"""The ``treebrain kg`` commands and ``treebrain eval kg`` on the shipped robot file (scripted answers,
+or the rules alone)."""
 
 from __future__ import annotations
 
@@ -182,23 +183,11 @@ def test_a_missing_or_broken_graph_file_is_a_clear_error(
 def test_eval_reports_markdown_and_json_like_the_plain_loop(
     capsys: pytest.CaptureFixture[str], files: Any, kitchen_config: KitchenConfig, tmp_path: Path
 ) -> None:
-    report_file = tmp_path / "eval.json"
-    code, out, _ = run(
-        capsys,
-        "eval",
-        "kg",
-        "--robot",
-        files.robot,
-        "--provider",
-        "scripted",
-        "--out",
-        report_file,
-        "--hz",
-        "2000",
-        "--no-rules-first",
-    )
+    result = tmp_path / "eval.json"
+    code, out, _ = run(capsys, *eval_kg(files, result, "--provider", "scripted", "--no-rules-first"))
     assert code == 0
-    assert out.splitlines()[:6] == [
+    table = out[out.index("| metric | value |") :].splitlines()
+    assert table[:6] == [
         "| metric | value |",
         "|---|---|",
         "| profile | scripted |",
@@ -214,13 +203,13 @@ def test_eval_reports_markdown_and_json_like_the_plain_loop(
         [run_scenario(s, kitchen_config, answers, rules_first=False) for s in scenarios],
         kitchen_config.vocabulary.names,
     )
-    written = json.loads(report_file.read_text())
-    assert {key: value for key, value in written.items() if key != "outcomes"} == {
-        "profile": "scripted",
-        **plain.model_dump(mode="json"),
-    }
-    assert len(written["outcomes"]) == 157
-    fallback = [outcome for outcome in written["outcomes"] if outcome["confidence"] == "low"]
+    written = json.loads(result.read_text())
+    assert written["summary"]["suite"] == {"profile": "scripted", **plain.model_dump(mode="json")}
+    assert [(case["id"], case["status"]) for case in written["cases"]] == [(s.id, "pass") for s in scenarios]
+    outcomes = [outcome for case in written["cases"] for outcome in case["detail"]["outcomes"]]
+    assert len(outcomes) == 157
+    assert sum(case["tokens"] for case in written["cases"]) == written["summary"]["tokens"] > 0
+    fallback = [outcome for outcome in outcomes if outcome["confidence"] == "low"]
     assert fallback == [
         {
             "narration": "tea-24",
@@ -241,4 +230,56 @@ def test_eval_reports_markdown_and_json_like_the_plain_loop(
             ],
             "warnings": [],
         }
+    ]
+
+
+def test_a_scenario_with_mismatches_fails_with_them_and_two_workers_agree_with_one(
+    capsys: pytest.CaptureFixture[str], files: Any, tmp_path: Path
+) -> None:
+    """Rules only: "pour the pasta into the pot" is read as pouring from the packet, so the pasta
+    scenario fails with its two mismatches; the other scenarios pass. The same with two workers."""
+    documents = []
+    for workers in ("1", "2"):
+        result = tmp_path / f"workers{workers}.json"
+        code, _, _ = run(capsys, *eval_kg(files, result, "--provider", "none", "-q", workers=workers))
+        assert code == 0
+        documents.append(json.loads(result.read_text()))
+    one, two = documents
+    assert (one["cases"], one["summary"]) == (two["cases"], two["summary"])
+    failed = [case for case in one["cases"] if case["status"] != "pass"]
+    assert [(case["id"], case["reason"]) for case in failed] == [
+        (
+            "pasta",
+            "2 mismatch(es): pasta-11: update type MODIFY_STATE (expected PLACE); location 'right hand' "
+            "(expected 'pot'); pasta: food_pasta_1 is at 'pantry' (expected 'pot')",
+        )
+    ]
+    suite = one["summary"]["suite"]
+    assert (suite["profile"], suite["narrations"], suite["low_confidence_rate"]) == ("none", 157, 2 / 157)
+    assert one["summary"]["tokens"] == 0 and two["measured"]["workers"] == 2
+
+
+def test_eval_with_a_missing_robot_file_is_bad_input(
+    capsys: pytest.CaptureFixture[str], files: Any, tmp_path: Path
+) -> None:
+    result = tmp_path / "eval.json"
+    code, _, err = run(capsys, "eval", "kg", "--robot", tmp_path / "none.yaml", "--json", result)
+    assert code == 2 and "none.yaml" in err
+    assert not result.exists()
+
+
+def eval_kg(files: Any, result: Path, *more: str, workers: str = "1") -> list[str | Path]:
+    """`treebrain eval kg` on the shipped robot file, ticking fast, with `workers` workers."""
+    return [
+        "eval",
+        "kg",
+        "--robot",
+        files.robot,
+        "--hz",
+        "2000",
+        "--json",
+        result,
+        "--workers",
+        workers,
+        *more,
     ]

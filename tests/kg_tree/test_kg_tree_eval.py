@@ -7,12 +7,12 @@ from typing import Any
 
 import pytest
 
-from treebrain.cli.kg import KitchenSession
 from treebrain.kg.config import KitchenConfig
 from treebrain.kg.eval_set import load_eval_set, load_scripted_answers
 from treebrain.kg.evaluation import evaluate, run_scenario, run_scenario_with
 from treebrain.kg.pipeline import NarrationOutcome, process_narration
 from treebrain.kg.stories import load_stories, run_story
+from treebrain.sessions.kitchen import KitchenSession
 
 
 @pytest.mark.parametrize(("rules_first", "accuracy", "retries"), [(False, 1.0, 13), (True, 156 / 157, 0)])

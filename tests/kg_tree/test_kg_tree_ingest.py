@@ -158,17 +158,24 @@ def test_the_questions_cite_their_narrations(
 def test_eval_scores_the_story_suite_through_the_tree(
     capsys: pytest.CaptureFixture[str], files: Any, tmp_path: Path
 ) -> None:
-    report_file = tmp_path / "stories.json"
-    argv = ("eval", "kg", "--robot", files.robot, "--stories", "--provider", "none", "--out", report_file)
-    code, out, _ = run(capsys, *argv)
+    result = tmp_path / "stories.json"
+    argv = ("eval", "kg", "--robot", files.robot, "--stories", "--provider", "none", "--hz", "2000")
+    code, out, _ = run(capsys, *argv, "--json", result, "--workers", "1")
     assert code == 0
-    lines = out.splitlines()
+    lines = out[out.index("**story suite") :].splitlines()
     assert lines[0] == "**story suite, provider none**"
     stories = lines[2].split(" | ")[1:-1]
     assert stories == ["P91_01", "P91_02", "P92_05", "P93_03"]
     for metric in ("invented nodes", "duplicate entities", "misattributed events", "lost narrations"):
         assert f"| {metric} | 0 | 0 | 0 | 0 | 0 |" in lines
     assert "| location accuracy | 100.0% | 100.0% | 100.0% | 100.0% | 100.0% |" in lines
-    written = json.loads(report_file.read_text())
-    assert written["profile"] == "none" and len(written["outcomes"]) == 502
-    assert {outcome["source"] for outcome in written["outcomes"]} == {"rules", None}
+    written = json.loads(result.read_text())
+    assert [(case["id"], case["category"], case["status"]) for case in written["cases"]] == [
+        (story, "story", "pass") for story in stories
+    ]
+    summary = written["summary"]["suite"]
+    assert (summary["narrations"], summary["location_accuracy"], summary["lost"]) == (502, 1.0, 0)
+    outcomes = [outcome for case in written["cases"] for outcome in case["detail"]["outcomes"]]
+    assert len(outcomes) == 502
+    assert {outcome["source"] for outcome in outcomes} == {"rules", None}
+    assert set(written["measured"]["suite"]["seconds"]) == set(stories)

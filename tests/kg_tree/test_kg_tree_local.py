@@ -34,7 +34,7 @@ def test_the_local_model_runs_the_kitchen_eval_without_errors(files: Any, tmp_pa
     scenarios = tmp_path / "scenarios"
     scenarios.mkdir()
     (scenarios / "mini.yaml").write_text(SCENARIO)
-    report_file = tmp_path / "eval.json"
+    result = tmp_path / "eval.json"
     argv = [
         "eval",
         "kg",
@@ -46,10 +46,12 @@ def test_the_local_model_runs_the_kitchen_eval_without_errors(files: Any, tmp_pa
         "--scenarios",
         scenarios,
     ]
-    assert main([str(arg) for arg in [*argv, "--out", report_file]]) == 0
-    report = json.loads(report_file.read_text())
-    assert (report["profile"], report["narrations"]) == ("local", 2)
-    zone, food = report["outcomes"]
+    assert main([str(arg) for arg in [*argv, "--json", result, "--workers", "1", "-q"]]) == 0
+    written = json.loads(result.read_text())
+    assert (written["summary"]["suite"]["profile"], written["summary"]["suite"]["narrations"]) == ("local", 2)
+    (case,) = written["cases"]
+    assert case["id"] == "mini" and case["status"] != "error"
+    zone, food = case["detail"]["outcomes"]
     assert (zone["outcome"], zone["attempt_errors"]) == ("ZONE_EVENT", [])
     attempts = food["attempt_errors"]
     assert 1 <= len(attempts) <= 3

@@ -1,5 +1,5 @@
 """Episode logs (keyframes, rounded actions, the world trace, why an episode failed) and scoring
-episodes per task as a table and as JSON."""
+episodes per task as a markdown table and as JSON."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from tests.manipulation.conftest import gripper, observe, on_table
 from treebrain.manipulation.episode import EpisodeLog, EpisodeRecorder, failure_reason
-from treebrain.manipulation.evaluation import Failure, report, score, table
+from treebrain.manipulation.evaluation import Failure, from_report, report, score, table
 from treebrain.manipulation.skills import SkillResult
 from treebrain.manipulation.world import update_world
 from treebrain.robots.manipulator.commands import EndEffectorCommand
@@ -188,36 +188,35 @@ def test_score_of_nothing_is_empty() -> None:
     assert score([]) == {}
 
 
-def test_table_has_a_row_per_task_and_a_line_per_failure() -> None:
+def test_table_has_a_markdown_row_per_task_and_a_line_per_failure() -> None:
     lines = table(score(EPISODES)).splitlines()
-    assert len(lines) == 1 + 2 + 2
-    assert lines[0].split() == [
-        "task",
-        "success",
-        "rate",
-        "mean",
-        "steps",
-        "mean",
-        "wall",
-        "s",
-        "max",
-        "wall",
-        "s",
+    assert lines[:4] == [
+        "| task | success | rate | mean steps | mean wall s | max wall s |",
+        "|---|---:|---:|---:|---:|---:|",
+        "| Stack | 0/1 | 0% | 250.0 | 2.00 | 2.00 |",
+        "| Lift | 2/3 | 67% | 216.7 | 1.50 | 3.00 |",
     ]
-    assert lines[1].split() == ["Stack", "0/1", "0%", "250.0", "2.00", "2.00"]
-    assert lines[2].split() == ["Lift", "2/3", "67%", "216.7", "1.50", "3.00"]
-    assert lines[3] == "  Stack seed 0: grasp(cubeA): cubeA is not between the fingers"
-    assert lines[4] == "  Lift seed 1: lift(): cube slipped out of the gripper"
+    assert lines[4:] == [
+        "",
+        "Failed episodes:",
+        "",
+        "- Stack seed 0: grasp(cubeA): cubeA is not between the fingers",
+        "- Lift seed 1: lift(): cube slipped out of the gripper",
+    ]
+    assert "Failed" not in table(score(EPISODES[1:2]))
 
 
-def test_report_is_json_with_rates_and_failures() -> None:
+def test_report_is_json_with_rates_and_failures_and_the_wall_times_apart() -> None:
     data = json.loads(json.dumps(report(score(EPISODES))))
-    assert set(data) == {"tasks"}
+    assert set(data) == {"tasks", "measured"}
     assert set(data["tasks"]) == {"Stack", "Lift"}
     lift = data["tasks"]["Lift"]
     assert lift["success_rate"] == 0.6667
-    assert lift["episodes"] == 3
+    assert lift["episodes"] == 3 and "mean_wall_s" not in lift
     assert lift["failures"] == [{"seed": 1, "reason": "lift(): cube slipped out of the gripper"}]
     assert data["tasks"]["Stack"]["failures"] == [
         {"seed": 0, "reason": "grasp(cubeA): cubeA is not between the fingers"}
     ]
+    assert data["measured"]["Lift"] == {"mean_wall_s": 1.5, "max_wall_s": 3.0}
+    assert from_report(data) == score(EPISODES)
+    assert from_report({"tasks": data["tasks"]})["Lift"].max_wall_s == 0.0

@@ -1,5 +1,5 @@
-"""The manipulation robot files end to end on robosuite: episodes, determinism, the CLI, GIFs, and
-the one-line answers to bad input."""
+"""The manipulation robot files end to end on robosuite: episodes, determinism, the CLI, GIFs,
+``treebrain eval manipulation`` on the runner, and the one-line answers to bad input."""
 
 from __future__ import annotations
 
@@ -8,14 +8,15 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
 from treebrain.cli import main
-from treebrain.cli.manipulation import run_episode
+from treebrain.evaluation.suites.manipulation import robot_files_by_task, run_episode
 from treebrain.robots.errors import DriverError
-from treebrain.robots.manipulator.frames import decode_png
+from treebrain.robots.manipulator.frames import decode_png, storyboard
 from treebrain.robots.manipulator.limits import ManipulatorLimits
 from treebrain.robots.manipulator.params import RobosuiteParams
 from treebrain.robots.manipulator.robosuite_env import RobosuiteDriver, frame_problem
@@ -73,7 +74,7 @@ def test_a_fresh_simulator_places_a_seed_exactly_as_a_reused_one() -> None:
 
 EPISODE_DIGEST = """
 import hashlib, json, sys
-from treebrain.cli.manipulation import run_episode
+from treebrain.evaluation.suites.manipulation import run_episode
 from treebrain.trees import load_tree
 log = run_episode(load_tree(sys.argv[1]), 4)
 print(hashlib.sha256(json.dumps([log.actions, log.keyframes[-1].model_dump()]).encode()).hexdigest())
@@ -109,14 +110,74 @@ def test_run_writes_a_gif_of_the_episode(tmp_path: Path, capsys: pytest.CaptureF
     assert frame_problem(frames[len(frames) // 2][..., :3]) is None
 
 
-def test_eval_prints_a_table_and_writes_the_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    report = tmp_path / "eval.json"
-    code = main(["eval", "manipulation", "--tasks", "Lift", "--seeds", "2", "--json", str(report), "-q"])
-    assert code == 0
-    out = capsys.readouterr().out
-    assert "task" in out and "Lift" in out and "2/2" in out
-    lift = json.loads(report.read_text())["tasks"]["Lift"]
-    assert lift["success_rate"] == 1.0 and lift["episodes"] == 2 and lift["failures"] == []
+def evaluate(tmp_path: Path, *arguments: str, workers: int = 1, name: str = "eval") -> dict[str, Any]:
+    """``treebrain eval manipulation`` on the runner; its result file."""
+    result = tmp_path / f"{name}.json"
+    assert (
+        main(["eval", "manipulation", *arguments, "--workers", str(workers), "--json", str(result), "-q"])
+        == 0
+    )
+    document: dict[str, Any] = json.loads(result.read_text())
+    return document
+
+
+def test_eval_runs_an_episode_per_task_and_seed_and_scores_each_task(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    document = evaluate(tmp_path, "--tasks", "Lift", "--seeds", "2", "--first-seed", "5")
+    assert [case["id"] for case in document["cases"]] == ["Lift/seed-5", "Lift/seed-6"]
+    assert {case["status"] for case in document["cases"]} == {"pass"}
+    first = document["cases"][0]["detail"]
+    assert (first["task"], first["seed"], first["success"]) == ("Lift", 5, True)
+    assert [skill["skill"] for skill in first["skills"]] == ["approach", "grasp", "lift"]
+    lift = document["summary"]["suite"]["tasks"]["Lift"]
+    assert (lift["episodes"], lift["successes"], lift["success_rate"], lift["failures"]) == (2, 2, 1.0, [])
+    steps = [case["detail"]["steps"] for case in document["cases"]]
+    assert lift["mean_steps"] == round(sum(steps) / 2, 1) and 80 < lift["mean_steps"] < 200
+    wall = document["measured"]["suite"]["Lift"]
+    assert 0 < wall["mean_wall_s"] <= wall["max_wall_s"] < 15
+    assert document["summary"]["cases"] == 2 and document["summary"]["pass_rate"] == 1.0
+    assert "result:" in capsys.readouterr().err
+
+
+def test_a_failed_episode_comes_back_as_a_small_gif(tmp_path: Path) -> None:
+    robots = tmp_path / "robots"
+    robots.mkdir()
+    text = (ROBOTS / "panda_lift.yaml").read_text()
+    (robots / "short_lift.yaml").write_text(
+        text.replace("max_actions: 300", "max_actions: 60")
+        .replace("../trees", str(ROBOTS.parent / "trees"))
+        .replace("../manipulation", str(ROBOTS.parent / "manipulation"))
+    )
+    result = tmp_path / "short.json"
+    arguments = ["eval", "manipulation", "--robots", str(robots), "--tasks", "Lift", "--seeds", "1"]
+    assert main([*arguments, "--first-seed", "3", "--workers", "1", "--json", str(result), "-q"]) == 0
+    document = json.loads(result.read_text())
+    case = document["cases"][0]
+    assert case["status"] == "fail" and "max_actions allows 60" in case["reason"]
+    assert case["detail"]["steps"] == 60 and document["summary"]["suite"]["tasks"]["Lift"]["failures"] == [
+        {"seed": 3, "reason": case["reason"]}
+    ]
+    assert case["media"] == ["short.media/Lift_seed-3-episode.gif"]
+    import imageio.v3 as iio
+
+    frames = iio.imread(tmp_path / case["media"][0], index=None)
+    assert frames.shape[:3] == (12, 128, 128)  # 16 frames rendered, a dozen kept, halved
+    assert frame_problem(frames[-1][..., :3]) is None
+
+
+def test_eval_gives_the_same_cases_and_summary_on_one_worker_or_two(tmp_path: Path) -> None:
+    arguments = ("--tasks", "Lift,Stack", "--seeds", "2")
+    one = evaluate(tmp_path, *arguments, workers=1, name="one")
+    two = evaluate(tmp_path, *arguments, workers=2, name="two")
+    assert one["cases"] == two["cases"] and one["summary"] == two["summary"]
+    assert [case["id"] for case in one["cases"]] == [
+        "Lift/seed-0",
+        "Lift/seed-1",
+        "Stack/seed-0",
+        "Stack/seed-1",
+    ]
+    assert two["measured"]["workers"] == 2
 
 
 def test_eval_of_an_unknown_task_lists_the_valid_ones(capsys: pytest.CaptureFixture[str]) -> None:
@@ -124,6 +185,26 @@ def test_eval_of_an_unknown_task_lists_the_valid_ones(capsys: pytest.CaptureFixt
     err = capsys.readouterr().err
     assert "no robot file in config/robots runs Juggle" in err
     assert "valid tasks: Lift, PickPlace, PickPlaceCan, Stack" in err
+    assert main(["eval", "manipulation", "--tasks", "Lift", "--seeds", "0"]) == 2
+    assert "--seeds must be at least 1" in capsys.readouterr().err
+
+
+def test_each_task_runs_its_oracle_robot_file_not_a_language_one() -> None:
+    found = {task: path.name for task, path in robot_files_by_task(ROBOTS).items()}
+    assert found == {
+        "Lift": "panda_lift.yaml",
+        "Stack": "panda_stack.yaml",
+        "PickPlaceCan": "panda_pickplace_can.yaml",  # not panda_language.yaml, which asks a model
+        "PickPlace": "panda_pickplace.yaml",
+    }
+
+
+def test_a_storyboard_keeps_a_dozen_frames_from_first_to_last_shrunk() -> None:
+    frames = [np.full((256, 200, 3), index, dtype=np.uint8) for index in range(30)]
+    board = storyboard(frames, most=12, size=128)
+    assert len(board) == 12 and board[0].shape == (128, 100, 3)
+    assert (board[0][0, 0, 0], board[-1][0, 0, 0]) == (0, 29)
+    assert [frame.shape for frame in storyboard(frames[:3], size=256)] == [(256, 200, 3)] * 3
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from treebrain.cli.manipulation import run_episode
+from treebrain.evaluation.suites.manipulation import run_episode
 from treebrain.manipulation.planning import pick_and_place
 from treebrain.trees import load_tree
 

@@ -98,6 +98,15 @@ def test_the_scale_is_the_largest_whole_number_that_fits_640_pixels() -> None:
     assert pixels.shape == (30 * 12, 50 * 12, 3)
 
 
+@pytest.mark.parametrize(("max_pixels", "scale"), [(200, 6), (64, 2), (40, 1), (10, 1)])
+def test_a_smaller_picture_takes_the_largest_scale_that_fits_never_below_a_pixel_a_cell(
+    max_pixels: int, scale: int
+) -> None:
+    room = world()
+    pixels = png_pixels(draw_mission(mission_on(room), seen_with(ROBOT), room, "", max_pixels))
+    assert pixels.shape == (ROWS * scale, COLUMNS * scale, 3)
+
+
 def test_a_map_wider_than_640_cells_is_drawn_a_pixel_a_cell() -> None:
     room = boxed(10, 700)
     mission = make_mission(room, start=Pose2D(35.0, 0.5, 0.0))

@@ -1,5 +1,5 @@
-"""The A/B protocol's records and their aggregation per mode, per map and overall: the report's JSON
-and the table."""
+"""The A/B protocol's records and their aggregation per mode, per map and overall: the report's JSON,
+its Markdown table and what makes one mission fail."""
 
 from __future__ import annotations
 
@@ -8,9 +8,12 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from treebrain.navigation.evaluation import MissionRecord, report, table
+from treebrain.navigation.evaluation import MissionRecord, report, shortfall, table
 
-HEADER = "mode      map                  coverage collisions  stuck distance m decisions   tokens   cost $"
+HEADER = [
+    "| mode | map | missions | coverage | collisions | stuck | distance m | decisions | tokens | cost $ |",
+    "|---|---|---|---|---|---|---|---|---|---|",
+]
 
 
 def record(mode: str = "llm", map_name: str = "house", seed: int = 1, **fields: Any) -> MissionRecord:
@@ -147,15 +150,38 @@ def test_scores_are_rounded() -> None:
 
 
 def test_an_empty_table_is_its_header() -> None:
-    assert table([]) == HEADER
+    assert table({}).splitlines() == HEADER
 
 
 def test_the_table_has_a_row_per_mode_and_map_then_the_modes_overall_row() -> None:
-    assert table(iter(protocol())).splitlines() == [
-        HEADER,
-        "llm       house                   60.0%          1      3       12.0        50     2500   0.0300",
-        "llm       warehouse_with_a_lon    30.0%          3      0        6.5        10      500   0.0050",
-        "llm       (all)                   50.0%          4      3       10.2        60     3000   0.0350",
-        "frontier  house                   90.0%          0      0       20.0         0        0   0.0000",
-        "frontier  (all)                   90.0%          0      0       20.0         0        0   0.0000",
+    modes = report(protocol())["modes"]
+    assert isinstance(modes, dict)
+    assert table(modes).splitlines() == [
+        *HEADER,
+        "| llm | house | 2 | 60.0% | 1 | 3 | 12.0 | 50 | 2500 | 0.0300 |",
+        "| llm | warehouse_with_a_long_name | 1 | 30.0% | 3 | 0 | 6.5 | 10 | 500 | 0.0050 |",
+        "| llm | (all) | 3 | 50.0% | 4 | 3 | 10.2 | 60 | 3000 | 0.0350 |",
+        "| frontier | house | 1 | 90.0% | 0 | 0 | 20.0 | 0 | 0 | 0.0000 |",
+        "| frontier | (all) | 1 | 90.0% | 0 | 0 | 20.0 | 0 | 0 | 0.0000 |",
     ]
+
+
+# shortfall ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("fields", "min_coverage", "reason"),
+    [
+        ({"coverage": 0.9}, 0.9, ""),  # exactly the bar passes
+        ({"coverage": 1.0}, 0.0, ""),
+        ({"coverage": 0.0}, 0.0, ""),  # no bar: only collisions fail
+        ({"coverage": 0.8999}, 0.9, "coverage 89.99% < 90%"),
+        ({"coverage": 0.5}, 0.95, "coverage 50.00% < 95%"),
+        ({"coverage": 1.0, "collisions": 2}, 0.9, "2 collision(s)"),
+        ({"coverage": 0.4, "collisions": 1}, 0.5, "1 collision(s), coverage 40.00% < 50%"),
+    ],
+)
+def test_a_mission_fails_for_a_collision_or_too_little_coverage(
+    fields: dict[str, Any], min_coverage: float, reason: str
+) -> None:
+    assert shortfall(record(**fields), min_coverage) == reason

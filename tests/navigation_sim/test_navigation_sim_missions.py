@@ -1,9 +1,9 @@
-"""Navigation end to end on IR-SIM: the robot files' missions, the CLI (run, --gif, --map, eval),
-keepout zones, determinism and the one-line answers to bad maps and starts."""
+"""Navigation end to end on IR-SIM: the robot files' missions, the CLI (run, --gif, --map), keepout
+zones, determinism and the one-line answers to bad maps and starts (``treebrain eval navigation``:
+test_navigation_sim_eval.py)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -12,8 +12,8 @@ import pytest
 from treebrain.behaviours.context import RunOptions
 from treebrain.behaviours.navigation.service import NavigationService
 from treebrain.cli import main
-from treebrain.cli.navigation import run_mission
 from treebrain.clock import FakeClock
+from treebrain.evaluation.suites.navigation import run_mission
 from treebrain.robots.mobile.maps import load_map
 from treebrain.trees import load_tree
 from treebrain.trees.runner import Runner
@@ -101,44 +101,6 @@ def test_run_on_another_map_starts_at_its_most_open_spot(capsys: pytest.CaptureF
     assert main([*arguments, "--set", "/nav/mode=frontier", "--duration", "20", "-q", "--no-record"]) == 0
 
 
-def test_eval_writes_the_ab_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    report = tmp_path / "ab.json"
-    arguments = [
-        "eval",
-        "navigation",
-        "--robot",
-        str(ROBOTS / "turtlebot.yaml"),
-        "--modes",
-        "frontier,hybrid",
-    ]
-    arguments += [
-        "--maps",
-        str(MAPS / "turtlebot3_world.yaml"),
-        "--duration",
-        "60",
-        "--json",
-        str(report),
-        "-q",
-    ]
-    assert main(arguments) == 0
-    assert "frontier" in capsys.readouterr().out
-    modes = json.loads(report.read_text())["modes"]
-    for mode in ("frontier", "hybrid"):
-        score = modes[mode]
-        assert 0 < score["coverage"] <= 1 and score["collisions"] == 0
-        assert set(score) >= {
-            "stuck_events",
-            "distance_m",
-            "decisions",
-            "tokens",
-            "cost_usd",
-            "maps",
-            "coverage_over_time",
-        }
-        assert "turtlebot3_world.yaml" in score["maps"]
-    assert modes["frontier"]["decisions"] == 0 and modes["hybrid"]["decisions"] > 0
-
-
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [
@@ -154,8 +116,3 @@ def test_bad_maps_and_starts_are_one_clear_line(
     assert code in (1, 2)
     assert message in err
     assert "Traceback" not in err
-
-
-def test_eval_refuses_an_unknown_mode_listing_the_valid_ones(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["eval", "navigation", "--modes", "frontier,warp"]) == 2
-    assert "--modes: unknown warp (valid: frontier, llm, hybrid)" in capsys.readouterr().err

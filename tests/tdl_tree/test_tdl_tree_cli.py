@@ -1,5 +1,5 @@
-"""``treebrain vv``: check (exit 0 PASS, 1 FAIL, 2 unreadable input), dataset, and eval through the
-evaluation tree on scripted semantic verdicts (metrics and the ablation table)."""
+"""``treebrain vv``: check (exit 0 PASS, 1 FAIL, 2 unreadable input) and dataset; ``treebrain eval tdl``
+through the evaluation tree on scripted semantic verdicts (metrics and the ablation table)."""
 
 from __future__ import annotations
 
@@ -153,6 +153,11 @@ def _semantic_script(examples: list[DatasetExample], vv: VV) -> list[dict[str, A
     return entries
 
 
+def eval_tdl(dataset: Path, robot: Path, result: Path) -> list[str]:
+    """``treebrain eval tdl`` on one worker, the result file in the test's folder."""
+    return ["eval", "tdl", str(dataset), "--verifier", str(robot), "--workers", "1", "--json", str(result)]
+
+
 def test_eval_runs_the_tree_and_prints_metrics_and_the_ablation(
     tmp_path: Path, vv: VV, make_robot: RobotMaker, capsys: Output
 ) -> None:
@@ -162,9 +167,12 @@ def test_eval_runs_the_tree_and_prints_metrics_and_the_ablation(
     dataset = tmp_path / "dataset.jsonl"
     write_dataset(dataset, examples)
     robot = make_robot(*_semantic_script(examples, vv), tree="evaluate.yaml")
-    assert main(["vv", "eval", str(dataset), "--verifier", str(robot), "--json"]) == 0
-    result = json.loads(capsys.readouterr().out)
-    assert result["failures"] == [] and result["profile"] == "script"
+    out = tmp_path / "result.json"
+    assert main([*eval_tdl(dataset, robot, out), "-q"]) == 0
+    document = json.loads(out.read_text())
+    assert document["summary"]["errors"] == 0 and document["summary"]["cases"] == 30
+    result = document["summary"]["suite"]
+    assert result["profile"] == "script"
     rows = {row["method"]: row for row in result["ablation"]}
     assert {method: row["f1"] for method, row in rows.items()} == {
         "rule_only": {"syntax": 1.0, "safety": 1.0, "semantic": 0.0, "consistency": 1.0},
@@ -194,7 +202,7 @@ def test_eval_runs_the_tree_and_prints_metrics_and_the_ablation(
     ]
 
 
-def test_eval_tables_and_the_eval_tdl_alias(
+def test_eval_tdl_prints_the_runner_table_and_the_suite_tables(
     tmp_path: Path, vv: VV, make_robot: RobotMaker, capsys: Output
 ) -> None:
     robots = {name: load_robot_spec(name) for name in robot_names()}
@@ -202,14 +210,15 @@ def test_eval_tables_and_the_eval_tdl_alias(
     dataset = tmp_path / "dataset.jsonl"
     write_dataset(dataset, examples)
     robot = make_robot(*[vv.quick("PASS", 90)] * 3, tree="evaluate.yaml")
-    assert main(["eval", "tdl", str(dataset), "--verifier", str(robot), "--limit", "3"]) == 0
+    arguments = eval_tdl(dataset, robot, tmp_path / "result.json")
+    assert main([*arguments, "--limit", "3"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith(f"# TDL verifier on {dataset} (3 examples, LLM profile script)")
+    assert out.startswith("# tdl: 2/3 passed (66.7%), 0 error(s), ")  # the semantic error is missed
+    assert "## Hybrid pipeline (LLM profile script)" in out
     assert "| erroneous | 1 (TP) | 1 (FN) |" in out  # the syntax error is caught, the semantic one is not
     assert "| Hybrid full (proposed) | 3 |" in out
-    with pytest.raises(SystemExit) as exit_code:
-        main(["vv", "eval", str(dataset), "--limit", "0"])
-    assert exit_code.value.code == 2
+    assert main([*arguments, "--limit", "0"]) == 2
+    assert "--limit: expected a whole number >= 1, got 0" in capsys.readouterr().err
 
 
 def test_full_level_without_an_answering_llm_never_passes(tmp_path: Path, vv: VV, capsys: Output) -> None:

@@ -57,7 +57,7 @@ def dataset(robots: dict[str, RobotSpec]) -> list[DatasetExample]:
 
 @pytest.fixture(scope="module")
 def verify(vv: VV) -> Iterator[Verify]:
-    """One verifier tree, run once per program (as `treebrain vv eval` does): (source, robot, level) -> report."""
+    """One verifier tree, run once per program (as `treebrain eval tdl` does): (source, robot, level) -> report."""
     harness = TreeHarness.from_file(vv.verifier)
 
     def run(source: str, robot: str, level: str) -> VVReport:

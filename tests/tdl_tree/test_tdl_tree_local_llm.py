@@ -18,16 +18,20 @@ CHOSEN = ("POS-001", "NEG-SAF-001", "NEG-SYN-001")
 
 @pytest.mark.slow
 @pytest.mark.local_llm
-def test_eval_with_the_local_model_completes_and_passes_nothing_unsafe(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_eval_with_the_local_model_completes_and_passes_nothing_unsafe(tmp_path: Path) -> None:
     robots = {name: load_robot_spec(name) for name in robot_names()}
     examples = [e for e in build_dataset(7, robots, load_tdl_config().commands) if e.id in CHOSEN]
     dataset = tmp_path / "dataset.jsonl"
     write_dataset(dataset, examples)
-    assert main(["vv", "eval", str(dataset), "--provider", "local", "--json"]) == 0
-    result = json.loads(capsys.readouterr().out)
-    assert result["failures"] == [] and result["profile"] == "local"
+    out = tmp_path / "result.json"
+    assert (
+        main(["eval", "tdl", str(dataset), "--provider", "local", "--workers", "1", "--json", str(out), "-q"])
+        == 0
+    )
+    document = json.loads(out.read_text())
+    assert document["summary"]["errors"] == 0
+    result = document["summary"]["suite"]
+    assert result["profile"] == "local"
     hybrid = result["hybrid"]
     assert hybrid["examples"] == 3
     assert hybrid["per_category"]["safety"]["fn"] == 0 and hybrid["per_category"]["syntax"]["fn"] == 0

@@ -11,7 +11,7 @@ from treebrain.errors import InputError
 from treebrain.robots.arm.limits import Pose
 from treebrain.robots.arm.workcell import ArmScene
 from treebrain.voice.classify import Classification
-from treebrain.voice.evaluation import build_report, crashed_outcome, evaluate_case, render_markdown
+from treebrain.voice.evaluation import build_report, crashed_outcome, evaluate_case, summary_markdown
 from treebrain.voice.kit import load_voice_kit
 from treebrain.voice.outcome import CommandOutcome, command_outcome
 from treebrain.voice.phrase_bank import PhraseMatch
@@ -76,7 +76,7 @@ def test_a_case_is_judged_by_what_the_arm_holds_after_it() -> None:
     assert wrong.executed_but_wrong is True
     report = build_report([right, wrong])
     assert (report.passed, report.executed_but_wrong, report.refused) == (1, 1, 0)
-    assert "| baseline | 2 | 1 | 50% | 0 | 1 |" in render_markdown(report)
+    assert "| baseline | 2 | 1 | 50% | 0 | 1 |" in summary_markdown(report)
 
 
 def test_a_refusal_that_moved_nothing_is_never_executed_but_wrong() -> None:

@@ -1,5 +1,6 @@
 """``treebrain voice`` and ``treebrain eval voice``: what they print (text and ``--json``), their exit
-codes, strict mode's question, scripted answers from ``--responses``, and the evaluation report."""
+codes, strict mode's question, scripted answers from ``--responses``, and the evaluation's result
+file (the same with one worker or two)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from typing import TYPE_CHECKING
 import pytest
 
 from treebrain.cli import main
-from treebrain.voice.suite import load_suite
+from treebrain.evaluation.suites.voice import VoiceSuite
+from treebrain.voice.suite import SuiteCase, load_suite
 
 if TYPE_CHECKING:
     from tests.voice_tree.conftest import VoiceTree
@@ -116,52 +118,114 @@ def test_an_unknown_provider_is_bad_input(voice: VoiceTree, capsys: pytest.Captu
     assert "--provider: no LLM profile 'gpt9' (profiles: haiku, local, scripted)" in capsys.readouterr().err
 
 
-def scripted_eval(robot: Path, out: Path) -> list[str]:
+def scripted_eval(robot: Path, result: Path, *more: str) -> list[str]:
     """`treebrain eval voice` arguments playing the suite's scripted answers through `robot`'s tree
     (the cloud configuration: the parser off, so every command the script answers reaches it)."""
     return [
         *("eval", "voice", str(SUITE), "--robot", str(robot), "--provider", "scripted"),
-        *("--responses", str(RESPONSES), "--out", str(out), "--hz", "1000", "--no-parser"),
+        *("--responses", str(RESPONSES), "--json", str(result), "--hz", "1000", "--no-parser"),
+        *("--workers", "1", *more),
     ]
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(900)
 def test_eval_runs_the_suite_on_the_arm_and_nothing_executed_is_wrong(
     voice: VoiceTree, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    out_dir = voice.folder / "report"
-    code = main(scripted_eval(voice.gofa_copy(), out_dir))
+    result = voice.folder / "voice.json"
+    args = scripted_eval(voice.gofa_copy(), result)
+    args[args.index("--workers") + 1] = "2"  # 117 cases, a tree loaded for each
+    code = main(args)
     printed = capsys.readouterr().out
     assert code == 0
-    report = json.loads((out_dir / "voice_eval.json").read_text(encoding="utf-8"))
+    document = json.loads(result.read_text(encoding="utf-8"))
+    summary = document["summary"]["suite"]
     suite = load_suite(SUITE)
-    assert report["cases"] == len(suite.cases) >= 107
-    assert [o["id"] for o in report["outcomes"] if not o["passed"]] == []
-    assert report["executed_but_wrong"] == 0
-    assert {c["category"] for c in report["categories"]} >= {"negation", "limits", "llm_failure"}
-    assert report["pass3_fixes"] > 0 and report["refused"] > 0
-    ham = next(o for o in report["outcomes"] if o["id"] == "baseline_ham_and_cheese")
-    assert ham["input_tokens"] > 1000 and 0.0003 < ham["cost_usd"] < 0.003
-    assert ham["zones"]["assembly_fixture"] == ["bread", "meat", "cheese", "bread"]
-    markdown = (out_dir / "voice_eval.md").read_text(encoding="utf-8")
-    assert "| category | cases | passed | pass rate | refused | executed but wrong |" in markdown
-    assert f"total        {report['passed']}/{report['cases']}" in printed
-    assert "executed but wrong 0" in printed
+    assert summary["cases"] == document["summary"]["cases"] == len(suite.cases) >= 107
+    assert [case["id"] for case in document["cases"] if case["status"] != "pass"] == []
+    assert summary["executed_but_wrong"] == 0
+    assert {c["category"] for c in summary["categories"]} >= {"negation", "limits", "llm_failure"}
+    assert summary["pass3_fixes"] > 0 and summary["refused"] > 0
+    ham = next(case for case in document["cases"] if case["id"] == "baseline_ham_and_cheese")
+    assert ham["detail"]["input_tokens"] > 1000 and 0.0003 < ham["cost_usd"] < 0.003
+    assert ham["tokens"] == ham["detail"]["input_tokens"] + ham["detail"]["output_tokens"]
+    assert ham["detail"]["zones"]["assembly_fixture"] == ["bread", "meat", "cheese", "bread"]
+    assert document["measured"]["suite"]["llm_timing"]["commands"] > 0
+    assert "| category | cases | passed | pass rate | refused | executed but wrong |" in printed
+    assert f"**{summary['passed']}/{summary['cases']} passed (100%)** · refused" in printed
+    assert "executed but wrong 0 ·" in printed
 
 
 def test_eval_runs_chosen_cases_and_rejects_unknown_ones(
     voice: VoiceTree, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    args = scripted_eval(voice.gofa_copy(), voice.folder)
+    result = voice.folder / "voice.json"
+    args = scripted_eval(voice.gofa_copy(), result, "-q")
     assert main([*args, "--case", "edge_empty", "--case", "baseline_typo"]) == 0
-    report = json.loads((voice.folder / "voice_eval.json").read_text(encoding="utf-8"))
-    assert [(o["id"], o["passed"]) for o in report["outcomes"]] == [
-        ("baseline_typo", True),
-        ("edge_empty", True),
+    document = json.loads(result.read_text(encoding="utf-8"))
+    assert [(case["id"], case["status"]) for case in document["cases"]] == [
+        ("baseline_typo", "pass"),
+        ("edge_empty", "pass"),
     ]
+    assert document["cases"][0]["detail"]["route"] == "phrase_bank"
+    assert document["summary"]["suite"]["passed"] == 2
     capsys.readouterr()
     assert main([*args, "--case", "nope"]) == 2
     assert "--case: no such case in the suite: nope" in capsys.readouterr().err
+
+
+def test_an_unknown_provider_stops_the_eval_before_any_case(
+    voice: VoiceTree, capsys: pytest.CaptureFixture[str]
+) -> None:
+    result = voice.folder / "voice.json"
+    args = ["eval", "voice", str(SUITE), "--robot", str(voice.gofa_copy()), "--provider", "gpt9"]
+    assert main([*args, "--case", "edge_empty", "--json", str(result), "--workers", "1", "-q"]) == 2
+    assert "no LLM profile 'gpt9' (profiles: haiku, local, scripted)" in capsys.readouterr().err
+    assert not result.exists()
+
+
+def test_two_workers_give_the_results_of_one(voice: VoiceTree) -> None:
+    """An LLM-answered case, one with before-commands on the same arm, one saving to memory and one
+    with its own repair policy: each case is isolated from what its worker ran before."""
+    robot = voice.gofa_copy()
+    chosen = [
+        "baseline_ham_and_cheese",
+        "learning_call_it_after_a_sandwich",
+        "repair_allowed_runs_with_changes_listed",
+        "learning_save_that",
+    ]
+    documents = []
+    for workers in ("1", "2"):
+        result = voice.folder / f"workers{workers}.json"
+        args = scripted_eval(robot, result, "-q", *(part for case in chosen for part in ("--case", case)))
+        args[args.index("--workers") + 1] = workers
+        assert main(args) == 0
+        documents.append(json.loads(result.read_text(encoding="utf-8")))
+    one, two = documents
+    assert len(one["cases"]) == 4 and one["summary"]["passed"] == 4
+    assert (one["cases"], one["summary"]) == (two["cases"], two["summary"])
+    assert two["measured"]["workers"] == 2
+
+
+def test_a_case_travels_to_its_worker_with_only_the_checks_it_sets() -> None:
+    suite = load_suite(SUITE)
+    originals = {case.id: case for case in suite.cases}
+    cases = VoiceSuite(SUITE, REPO / "config" / "robots" / "gofa.yaml", None, split="train").cases()
+    assert 0 < len(cases) < len(suite.cases)
+    for case in cases:
+        original = originals[case.id]
+        travelled = SuiteCase.model_validate(json.loads(json.dumps(case.data["case"])))
+        assert (travelled, case.category, case.seed, case.data["strict"]) == (
+            original,
+            original.category,
+            suite.seed,
+            suite.strict_mode,
+        )
+        assert travelled.split == "train"
+        assert travelled.expect.model_fields_set == original.expect.model_fields_set
+        for scripted in (True, False):
+            assert travelled.expectations(scripted=scripted) == original.expectations(scripted=scripted)
 
 
 def test_json_prints_one_document_per_command_with_what_the_arm_holds(

@@ -12,9 +12,9 @@ import yaml
 
 from treebrain.behaviours.llm.service import choose_default_profile
 from treebrain.cli import main
-from treebrain.cli.voice import outcome, run_command
 from treebrain.robots.arm.commands import parse_command
 from treebrain.robots.arm.limits import ArmLimits, Pose, check_command, next_pose
+from treebrain.sessions.voice import outcome, run_command
 from treebrain.trees import load_tree
 from treebrain.voice.kit import load_voice_kit
 
@@ -66,10 +66,10 @@ def test_eval_with_the_local_model_completes_on_two_commands(
         "20",
     ]
     cases = ["--case", "baseline_ham_and_cheese", "--case", "edge_avocado"]
-    assert main([*args, *cases, "--out", str(voice.folder)]) == 0
-    report = json.loads((voice.folder / "voice_eval.json").read_text(encoding="utf-8"))
-    assert [outcome["id"] for outcome in report["outcomes"]] == ["baseline_ham_and_cheese", "edge_avocado"]
-    crashed = [o for o in report["outcomes"] if o["route"] == "error"]
-    assert crashed == []
-    assert report["outcomes"][1]["passed"]  # answered in Python, no model needed
-    assert report["outcomes"][0]["input_tokens"] > 0
+    result = voice.folder / "voice.json"
+    assert main([*args, *cases, "--json", str(result), "--workers", "1", "-q"]) == 0
+    document = json.loads(result.read_text(encoding="utf-8"))
+    assert [case["id"] for case in document["cases"]] == ["baseline_ham_and_cheese", "edge_avocado"]
+    assert [case for case in document["cases"] if case["status"] == "error"] == []
+    assert document["cases"][1]["status"] == "pass"  # answered in Python, no model needed
+    assert document["cases"][0]["detail"]["input_tokens"] > 0

@@ -9,10 +9,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from treebrain.behaviours.context import RobotSettings
 from treebrain.behaviours.kg.service import KitchenGraphService, kitchen_paths
 from treebrain.cli.common import EXIT_FAILURE, EXIT_OK
-from treebrain.errors import InputError
 from treebrain.kg.drawing import draw_graph
 from treebrain.kg.graph import KitchenGraph
 from treebrain.kg.models import FoodView
@@ -26,23 +24,12 @@ from treebrain.kg.queries import (
     placed_by,
     unattributed,
 )
-from treebrain.trees import compile_file
-
-#: The kitchen robot file of this checkout, so the commands work from any folder.
-DEFAULT_ROBOT = Path(__file__).resolve().parents[2] / "config" / "robots" / "kitchen.yaml"
-
-
-def _robot_settings(robot: Path) -> RobotSettings:
-    compiled = compile_file(robot)
-    compiled.raise_for_problems()
-    if compiled.robot is None:
-        raise InputError.single("expected a robot file (with 'robot:' and 'tree:'), got a tree file", robot)
-    return compiled.robot.settings
+from treebrain.sessions.kitchen import DEFAULT_ROBOT, robot_settings
 
 
 def open_saved_graph(args: argparse.Namespace) -> KitchenGraphService:
     """The saved graph of `--kg` (default: the robot's), read with the kitchen's vocabulary."""
-    paths = kitchen_paths(_robot_settings(args.robot))
+    paths = kitchen_paths(robot_settings(args.robot))
     return KitchenGraphService.open(paths.kitchen, args.kg or paths.kg, require_graph=True)
 
 

@@ -14,14 +14,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from py_trees.common import Status
-
-from treebrain.behaviours.llm.service import LLMService, choose_default_profile, robot_llm_section
+from treebrain.behaviours.llm.service import choose_default_profile
 from treebrain.blackboard import Blackboard
 from treebrain.cli.common import (
     EXIT_BAD_INPUT,
@@ -31,16 +27,15 @@ from treebrain.cli.common import (
     EXIT_OK,
     EXIT_REFUSED,
 )
-from treebrain.cli.record import RunSession, TickCallback, add_run_options
-from treebrain.llm import Provider
+from treebrain.cli.record import RunSession, add_run_options
 from treebrain.llm.providers.scripted import ScriptedProvider, load_script
 from treebrain.robots.arm.commands import describe, parse_command
 from treebrain.robots.arm.scene_text import render_scene
-from treebrain.trees import TreebrainTree, load_tree
-from treebrain.trees.runner import Runner, RunStats
-from treebrain.voice.outcome import SEVERITY, CommandOutcome, CommandStatus, command_outcome
+from treebrain.sessions.providers import install_provider
+from treebrain.sessions.voice import outcome, robot_options, run_command, value
+from treebrain.trees import load_tree
+from treebrain.voice.outcome import SEVERITY, CommandOutcome, CommandStatus
 
-DEFAULT_ROBOT = Path("config/robots/gofa.yaml")
 EXIT_CODES: dict[CommandStatus, int] = {
     "done": EXIT_OK,
     "nothing_to_do": EXIT_OK,
@@ -52,84 +47,12 @@ EXIT_CODES: dict[CommandStatus, int] = {
 }
 
 
-def value(blackboard: Blackboard, key: str) -> Any:
-    return blackboard.get(key, "cli") if blackboard.has(key) else None
-
-
-@dataclass
-class CommandRun:
-    """How one command's run ended: the runner's statistics and, on failure, the failing leaves."""
-
-    stats: RunStats
-    failures: list[str] = field(default_factory=list)
-
-    @property
-    def succeeded(self) -> bool:
-        return self.stats.final_status == Status.SUCCESS.name
-
-
-def run_command(
-    tree: TreebrainTree,
-    command: str,
-    hz: float,
-    values: dict[str, Any],
-    wrap: Callable[[TickCallback], TickCallback | None] | None = None,
-) -> CommandRun:
-    """Tick the tree on one command until it finishes (the runner halts it afterwards); `wrap`
-    adds a session's per-tick work (the ROS bridge) to the command's own."""
-    for key, item in {"/voice/command": command, **values}.items():
-        tree.blackboard.set(key, item, "cli")
-    failures: list[str] = []
-
-    def after_tick(tree: TreebrainTree, stats: RunStats) -> None:
-        _ask_when_waiting(tree)
-        if tree.root.status == Status.FAILURE:
-            failures[:] = [
-                f"{path}: {node.feedback_message}"
-                for path, node in tree.nodes.items()
-                if node.status == Status.FAILURE and not node.children
-            ]
-
-    stats = Runner(tree, hz, on_tick=wrap(after_tick) if wrap else after_tick).run()
-    return CommandRun(stats, failures)
-
-
-def _ask_when_waiting(tree: TreebrainTree) -> None:
-    """Strict mode: when the approval gate waits and nobody decided, ask on the terminal."""
-    blackboard = tree.blackboard
-    if not value(blackboard, "/voice/awaiting_approval") or blackboard.has("/voice/approved"):
-        return
-    message = value(blackboard, "/voice/approval_message")
+def ask_on_terminal(message: str) -> bool:
+    """Strict mode's question, on the terminal; without one, not approved (say how to approve)."""
     if sys.stdin.isatty():
-        decision = input(f"{message}. Execute it? [y/N] ").strip().lower() in ("y", "yes")
-    else:
-        print(f"{message}: no terminal to ask, so not approved (use --approve yes)", file=sys.stderr)
-        decision = False
-    blackboard.set("/voice/approved", decision, "cli")
-
-
-def outcome(blackboard: Blackboard, run: CommandRun) -> CommandOutcome:
-    """How the command ended, from the voice tree's keys."""
-    return command_outcome(
-        value(blackboard, "/voice/result"),
-        tree_succeeded=run.succeeded,
-        dispatch=bool(value(blackboard, "/voice/dispatch")),
-        commands=value(blackboard, "/voice/commands"),
-        executed=value(blackboard, "/arm/executed") or 0,
-        approval_message=value(blackboard, "/voice/approval_message"),
-        compile_error=value(blackboard, "/voice/compile_error"),
-        arm_error=value(blackboard, "/arm/error"),
-        failures=run.failures,
-    )
-
-
-def install_provider(tree: TreebrainTree, provider: Provider) -> None:
-    """Answer every LLM call of the tree with `provider` (the robot's budgets still apply)."""
-    robot = tree.context.robot
-    service = LLMService(
-        robot_llm_section(robot), tree.context, robot.base_dir, factory=lambda name, section, base: provider
-    )
-    tree.context.provide(LLMService, service)
+        return input(f"{message}. Execute it? [y/N] ").strip().lower() in ("y", "yes")
+    print(f"{message}: no terminal to ask, so not approved (use --approve yes)", file=sys.stderr)
+    return False
 
 
 def command_report(command: str, blackboard: Blackboard, ended: CommandOutcome) -> dict[str, Any]:
@@ -167,7 +90,7 @@ def cmd_voice(args: argparse.Namespace) -> int:
             approval = {} if args.approve is None else {"/voice/approved": args.approve == "yes"}
             if not args.json:
                 print(f"── {command!r}", flush=True)
-            run = run_command(tree, command, args.hz, approval, session.on_tick)
+            run = run_command(tree, command, args.hz, approval, session.on_tick, ask_on_terminal)
             if run.stats.interrupted:
                 print("interrupted: the arm was stopped", file=sys.stderr)
                 interrupted = True
@@ -207,17 +130,6 @@ def _print_actuator(event: Any) -> None:
     else:
         command = parse_command(event.data["command"])
         print(f"  arm {event.data['index'] + 1}/{event.data['total']}: {describe(command)}", flush=True)
-
-
-def robot_options(parser: argparse.ArgumentParser, hz: float) -> None:
-    """``--robot``, ``--provider`` and ``--hz``, shared with ``treebrain eval voice``."""
-    parser.add_argument(
-        "--robot", type=Path, default=DEFAULT_ROBOT, help=f"robot file (default {DEFAULT_ROBOT})"
-    )
-    parser.add_argument(
-        "--provider", metavar="PROFILE", help="LLM profile of the robot file (default: its llm.default)"
-    )
-    parser.add_argument("--hz", type=float, default=hz, help=f"tick rate (default {hz:g})")
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

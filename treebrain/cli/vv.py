@@ -1,7 +1,7 @@
-"""``treebrain vv``: verify TDL robot programs with the verification tree, build the labelled dataset,
-and evaluate the verifier on it (also as ``treebrain eval tdl``).
+"""``treebrain vv``: verify TDL robot programs with the verification tree and build the labelled
+dataset (the verifier is evaluated on it by ``treebrain eval tdl``).
 
-Every verification runs the tree of ``config/robots/vv.yaml`` (``vv_eval.yaml`` for evaluation): this
+Every verification runs the tree of ``config/robots/vv.yaml``: this
 module only reads arguments and files, sets the tree's inputs on the blackboard, ticks it with the
 core :class:`~treebrain.trees.runner.Runner` and prints what the tree wrote.
 
@@ -12,18 +12,16 @@ an LLM service built from the robot's ``llm:`` section with that default, before
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from collections import Counter
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from treebrain.behaviours.llm.service import LLMService, choose_default_profile
 from treebrain.cli.common import EXIT_FAILURE, EXIT_OK
 from treebrain.errors import InputError
-from treebrain.tdl.ablation import ablation
+from treebrain.evaluation.suites.tdl import open_verifier, why_no_report
+from treebrain.evaluation.trees import WRITER, run_to_end
 from treebrain.tdl.batch import (
     BatchRow,
     batch_markdown,
@@ -33,57 +31,22 @@ from treebrain.tdl.batch import (
     unverified_row,
 )
 from treebrain.tdl.datafile import default_config_dir
-from treebrain.tdl.dataset import (
-    DatasetExample,
-    build_dataset,
-    evenly_spaced,
-    read_dataset,
-    write_dataset,
-)
+from treebrain.tdl.dataset import build_dataset, write_dataset
 from treebrain.tdl.header import read_header
-from treebrain.tdl.metrics import evaluate
 from treebrain.tdl.pipeline import load_tdl_config
 from treebrain.tdl.report import ValidationLevel, VVReport
 from treebrain.tdl.robots import load_robot_spec, robot_names
-from treebrain.tdl.semantic import SemanticOutcome
 from treebrain.tdl.source import read_program_file
 from treebrain.tdl.sources import collect_programs, is_batch
 from treebrain.tdl.summary import header_instruction
-from treebrain.tdl.tables import ablation_markdown, evaluation_markdown
-from treebrain.trees import TreebrainTree, load_tree
-from treebrain.trees.runner import Runner
+from treebrain.trees import TreebrainTree
 
-ROBOTS_DIR = default_config_dir().parent / "robots"
-VERIFIER = ROBOTS_DIR / "vv.yaml"
-EVALUATOR = ROBOTS_DIR / "vv_eval.yaml"
-TICK_HZ = 100.0
+VERIFIER = default_config_dir().parent / "robots" / "vv.yaml"
 LEVELS = [level.value for level in ValidationLevel]
 FULL_NEEDS = (
     "--level FULL checks the program against its instruction: give --instruction TEXT "
     "(or a DESCRIPTION or TASK_NAME in the program's header)"
 )
-
-
-def open_verifier(path: Path, profile: str | None) -> TreebrainTree:
-    tree = load_tree(path)
-    try:
-        choose_default_profile(tree.context.robot, profile)
-    except BaseException:
-        tree.close()
-        raise
-    return tree
-
-
-def run_once(tree: TreebrainTree, values: dict[str, Any]) -> str:
-    """Set the inputs, tick the tree until it finishes (halting it after), and return its final status."""
-    for key, value in values.items():
-        tree.blackboard.set(key, value, "treebrain vv")
-    return Runner(tree, TICK_HZ).run().final_status
-
-
-def why_no_report(tree: TreebrainTree) -> str:
-    error = tree.blackboard.get("/vv/error", "treebrain vv", None)
-    return str(error) if error else "the verification tree stopped without a report"
 
 
 # --- vv check ---------------------------------------------------------------------------------------
@@ -104,7 +67,7 @@ def _inputs(args: argparse.Namespace, source: str, source_name: str, instruction
 
 
 def _report(tree: TreebrainTree) -> VVReport | None:
-    report: VVReport | None = tree.blackboard.get("/vv/report", "treebrain vv", None)
+    report: VVReport | None = tree.blackboard.get("/vv/report", WRITER, None)
     return report
 
 
@@ -119,13 +82,13 @@ def cmd_check(args: argparse.Namespace) -> int:
         raise InputError.single(FULL_NEEDS, "<--level>")
     tree = open_verifier(args.verifier, args.provider)
     try:
-        run_once(tree, _inputs(args, source, program, instruction))
+        run_to_end(tree, _inputs(args, source, program, instruction))
         report = _report(tree)
         if report is None:
             print(f"{program}: not verified: {why_no_report(tree)}", file=sys.stderr)
             return EXIT_FAILURE
         key = "/vv/report_json" if args.json else "/vv/report_markdown"
-        print(str(tree.blackboard.get(key, "treebrain vv")).rstrip("\n"))
+        print(str(tree.blackboard.get(key, WRITER)).rstrip("\n"))
     finally:
         tree.close()
     return EXIT_OK if report.verdict == "PASS" else EXIT_FAILURE
@@ -147,7 +110,7 @@ def check_many(args: argparse.Namespace) -> int:
             if args.level == ValidationLevel.FULL and not instruction:
                 rows.append(error_row(program.label, message=FULL_NEEDS))
                 continue
-            run_once(tree, _inputs(args, program.text, program.source_name, instruction))
+            run_to_end(tree, _inputs(args, program.text, program.source_name, instruction))
             report = _report(tree)
             rows.append(
                 row_from_report(program.label, report)
@@ -182,113 +145,11 @@ def cmd_dataset(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-# --- vv eval ----------------------------------------------------------------------------------------
-@dataclass
-class EvaluationRun:
-    """What the evaluation tree decided for each example, by example id."""
-
-    rule_reports: dict[str, VVReport] = field(default_factory=dict)
-    hybrid_reports: dict[str, VVReport] = field(default_factory=dict)
-    semantic: dict[str, SemanticOutcome] = field(default_factory=dict)
-    llm_latency_ms: dict[str, float] = field(default_factory=dict)
-    failures: list[str] = field(default_factory=list)
-
-
-def _latency_ms(tree: TreebrainTree) -> float:
-    usages = [
-        tree.blackboard.get(key, "treebrain vv", None) for key in ("/vv/usage/quick", "/vv/usage/detailed")
-    ]
-    return sum(float(usage.get("latency_s") or 0.0) * 1000 for usage in usages if usage)
-
-
-def evaluate_examples(tree: TreebrainTree, examples: list[DatasetExample]) -> EvaluationRun:
-    """One run of the evaluation tree per example (rules at STANDARD, the semantic check on every program)."""
-    run = EvaluationRun()
-    for example in examples:
-        status = run_once(
-            tree,
-            {
-                "/vv/source": example.tdl_code,
-                "/vv/source_name": example.id,
-                "/vv/robot_name": example.robot,
-                "/vv/level": ValidationLevel.STANDARD.value,
-                "/vv/instruction": example.natural_language,
-            },
-        )
-        board = tree.blackboard
-        rule_report = board.get("/vv/report", "treebrain vv", None)
-        hybrid = board.get("/eval/hybrid_report", "treebrain vv", None)
-        if status != "SUCCESS" or rule_report is None or hybrid is None:
-            run.failures.append(f"{example.id}: {why_no_report(tree)}")
-            continue
-        run.rule_reports[example.id] = rule_report
-        run.hybrid_reports[example.id] = hybrid
-        semantic = board.get("/vv/semantic", "treebrain vv", None)
-        if semantic is not None:
-            run.semantic[example.id] = semantic
-            run.llm_latency_ms[example.id] = _latency_ms(tree)
-    return run
-
-
-def cmd_eval(args: argparse.Namespace) -> int:
-    examples = evenly_spaced(read_dataset(args.dataset), args.limit)
-    if not examples:
-        raise InputError.single("the dataset has no examples", args.dataset)
-    robots = {name: load_robot_spec(name) for name in sorted({example.robot for example in examples})}
-    tree = open_verifier(args.verifier, args.provider)
-    try:
-        profile = tree.context.service(LLMService).section.default
-        run = evaluate_examples(tree, examples)
-    finally:
-        tree.close()
-    metrics = evaluate(examples, run.hybrid_reports, run.semantic, run.llm_latency_ms)
-    rows = ablation(examples, run.rule_reports, run.semantic, robots, load_tdl_config(), run.llm_latency_ms)
-    if args.json:
-        print(
-            json.dumps(
-                {
-                    "profile": profile,
-                    "hybrid": metrics.model_dump(mode="json"),
-                    "ablation": [row.model_dump(mode="json") for row in rows],
-                    "failures": run.failures,
-                },
-                indent=2,
-            )
-        )
-    else:
-        print(f"# TDL verifier on {args.dataset} ({len(examples)} examples, LLM profile {profile})\n")
-        print("# Hybrid pipeline (FULL level)\n")
-        print(evaluation_markdown(metrics))
-        print("# Ablation\n")
-        print(ablation_markdown(rows))
-        for failure in run.failures:
-            print(f"not verified: {failure}", file=sys.stderr)
-    return EXIT_FAILURE if run.failures else EXIT_OK
-
-
 # --- registration -----------------------------------------------------------------------------------
-def _positive(text: str) -> int:
-    number = int(text)
-    if number < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text}")
-    return number
-
-
 def _provider_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--provider", metavar="PROFILE", help="LLM profile to use instead of the verifier's llm.default"
     )
-
-
-def _eval_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("dataset", type=Path, help="labelled examples (JSONL, from `treebrain vv dataset`)")
-    _provider_option(parser)
-    parser.add_argument(
-        "--limit", type=_positive, default=None, metavar="N", help="N examples spread evenly over the dataset"
-    )
-    parser.add_argument("--json", action="store_true", help="print the metrics as JSON")
-    parser.add_argument("--verifier", type=Path, default=EVALUATOR, help="robot file of the evaluation tree")
-    parser.set_defaults(handler=cmd_eval)
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -326,9 +187,3 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     dataset.add_argument("--out", type=Path, required=True, help="directory for dataset.jsonl")
     dataset.add_argument("--seed", type=int, default=7, help="the same seed gives the same dataset")
     dataset.set_defaults(handler=cmd_dataset)
-    _eval_options(actions.add_parser("eval", help="metrics and ablation of the verifier on a dataset"))
-
-
-def register_eval(evaluations: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``treebrain eval tdl`` (the same as ``treebrain vv eval``)."""
-    _eval_options(evaluations.add_parser("tdl", help="the TDL verifier on its labelled dataset"))

@@ -103,10 +103,27 @@ def evaluate(scenarios: Sequence[Scenario], runs: Sequence[ScenarioRun], names: 
         if run is None:
             mismatches.append(f"{scenario.id}: no run")
             continue
-        _score_steps(scenario, run, names, counts, mismatches)
-        _score_final(scenario, run, names, counts, mismatches)
+        found, wrong = score_scenario(scenario, run, names)
+        counts.update(found)
+        mismatches.extend(wrong)
+    return report_from_counts(len(scenarios), counts, mismatches)
+
+
+def score_scenario(
+    scenario: Scenario, run: ScenarioRun, names: NameResolver
+) -> tuple[Counter[str], list[str]]:
+    """One scenario's counts (what :func:`report_from_counts` adds up over scenarios) and mismatches."""
+    counts: Counter[str] = Counter()
+    mismatches: list[str] = []
+    _score_steps(scenario, run, names, counts, mismatches)
+    _score_final(scenario, run, names, counts, mismatches)
+    return counts, mismatches
+
+
+def report_from_counts(scenarios: int, counts: Counter[str], mismatches: Sequence[str]) -> EvalReport:
+    """The metrics of `scenarios` scenarios from their summed :func:`score_scenario` counts."""
     return EvalReport(
-        scenarios=len(scenarios),
+        scenarios=scenarios,
         narrations=counts["narrations"],
         update_type_accuracy=_ratio(counts["type_ok"], counts["narrations"]),
         target_accuracy=_ratio(counts["target_ok"], counts["targets"]),

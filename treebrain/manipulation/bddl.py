@@ -197,12 +197,15 @@ def bddl_root() -> Path | None:
     return root if root.is_dir() else None
 
 
-def load_suite(suite: str, root: Path) -> list[BddlTask]:
-    """Every task of one suite, sorted by file name."""
+def suite_files(suite: str, root: Path) -> list[Path]:
+    """The task files of one suite, sorted by name."""
     if suite not in SUITES:
         raise BddlError(f"no LIBERO suite {suite!r} (suites: {', '.join(SUITES)})")
-    folder = root / f"libero_{suite}"
+    return sorted((root / f"libero_{suite}").glob("*.bddl"))
+
+
+def load_suite(suite: str, root: Path) -> list[BddlTask]:
+    """Every task of one suite, sorted by file name."""
     return [
-        parse_bddl(path.read_text(encoding="utf-8"), path.stem, suite)
-        for path in sorted(folder.glob("*.bddl"))
+        parse_bddl(path.read_text(encoding="utf-8"), path.stem, suite) for path in suite_files(suite, root)
     ]

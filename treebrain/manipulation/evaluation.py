@@ -1,9 +1,10 @@
 """Scoring episodes per task: success rate, mean steps and wall time, and every failure's seed and
-reason, as a table for people and JSON for tools (``treebrain eval manipulation``)."""
+reason, as a markdown table for people and JSON for tools (``treebrain eval manipulation``)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
@@ -51,20 +52,45 @@ def score(logs: Iterable[EpisodeLog]) -> dict[str, TaskScore]:
     return scores
 
 
+TIMINGS = ("mean_wall_s", "max_wall_s")
+"""The fields of a score that are measurements, which differ from run to run."""
+
+
 def table(scores: dict[str, TaskScore]) -> str:
-    """One row per task, then one line per failed episode."""
+    """A markdown row per task, then a line per failed episode."""
     rows = [
-        f"{'task':<16} {'success':>9} {'rate':>7} {'mean steps':>11} {'mean wall s':>12} {'max wall s':>11}"
+        "| task | success | rate | mean steps | mean wall s | max wall s |",
+        "|---|---:|---:|---:|---:|---:|",
     ]
     for task, result in scores.items():
         rows.append(
-            f"{task:<16} {result.successes:>4}/{result.episodes:<4} {result.success_rate:>7.0%} "
-            f"{result.mean_steps:>11.1f} {result.mean_wall_s:>12.2f} {result.max_wall_s:>11.2f}"
+            f"| {task} | {result.successes}/{result.episodes} | {result.success_rate:.0%} "
+            f"| {result.mean_steps:.1f} | {result.mean_wall_s:.2f} | {result.max_wall_s:.2f} |"
         )
-    for task, result in scores.items():
-        rows.extend(f"  {task} seed {failure.seed}: {failure.reason}" for failure in result.failures)
-    return "\n".join(rows)
+    failures = [
+        f"- {task} seed {failure.seed}: {failure.reason}"
+        for task, result in scores.items()
+        for failure in result.failures
+    ]
+    return "\n".join([*rows, *(["", "Failed episodes:", "", *failures] if failures else [])])
 
 
 def report(scores: dict[str, TaskScore]) -> dict[str, object]:
-    return {"tasks": {task: result.model_dump(mode="json") for task, result in scores.items()}}
+    """The scores as JSON, the wall times apart under ``measured`` (they differ from run to run)."""
+    return {
+        "tasks": {
+            task: result.model_dump(mode="json", exclude=set(TIMINGS)) for task, result in scores.items()
+        },
+        "measured": {
+            task: result.model_dump(mode="json", include=set(TIMINGS)) for task, result in scores.items()
+        },
+    }
+
+
+def from_report(data: dict[str, Any]) -> dict[str, TaskScore]:
+    """The scores of a :func:`report` (wall times of 0 when its measurements are missing)."""
+    measured = data.get("measured") or {}
+    return {
+        task: TaskScore.model_validate({**dict.fromkeys(TIMINGS, 0.0), **found, **measured.get(task, {})})
+        for task, found in data["tasks"].items()
+    }

@@ -134,14 +134,14 @@ def score_grounding(
 
 
 def grounding_report(outcomes: list[GroundingOutcomeScore]) -> dict[str, Any]:
-    """A suite's grounding accuracy, questions, tokens and cost, and every task's outcome."""
+    """A suite's task count, grounding accuracy, questions, tokens and cost."""
     count = max(len(outcomes), 1)
     return {
+        "tasks": len(outcomes),
         "grounding_accuracy": round(sum(o.correct for o in outcomes) / count, 4),
         "questions": sum(bool(o.question) for o in outcomes),
         "tokens": sum(o.tokens for o in outcomes),
         "cost_usd": round(sum(o.cost_usd for o in outcomes), 6),
-        "tasks": [o.model_dump() for o in outcomes],
     }
 
 
@@ -209,17 +209,35 @@ def score_task(task: BddlTask, record: PlanningRecord, tokens: int, cost_usd: fl
 
 
 def suite_report(outcomes: list[TaskOutcome]) -> dict[str, Any]:
-    """A suite's rates, failure categories, tokens and cost, and every task's outcome."""
+    """A suite's task count, rates, failure categories, tokens and cost."""
     count = max(len(outcomes), 1)
     categories: Counter[str] = Counter()
     for outcome in outcomes:
         categories.update(outcome.failure_categories)
     return {
+        "tasks": len(outcomes),
         "grounding_accuracy": round(sum(o.roles_correct for o in outcomes) / count, 4),
         "first_try_valid": round(sum(o.first_try_valid for o in outcomes) / count, 4),
         "symbolic_success": round(sum(o.symbolic_success for o in outcomes) / count, 4),
         "failure_categories": dict(sorted(categories.items())),
         "tokens": sum(o.tokens for o in outcomes),
         "cost_usd": round(sum(o.cost_usd for o in outcomes), 6),
-        "tasks": [o.model_dump() for o in outcomes],
     }
+
+
+PLANNING_RATES = ("grounding_accuracy", "first_try_valid", "symbolic_success")
+GROUNDING_RATES = ("grounding_accuracy",)
+
+
+def reports_table(reports: dict[str, dict[str, Any]], rates: tuple[str, ...]) -> str:
+    """A markdown row per LIBERO suite: its task count, `rates`, tokens and cost."""
+    lines = [
+        f"| suite | tasks | {' | '.join(rate.replace('_', ' ') for rate in rates)} | tokens | cost USD |",
+        f"|---|---:|{'---:|' * len(rates)}---:|---:|",
+    ]
+    for suite, found in reports.items():
+        cells = " | ".join(f"{found[rate]:.0%}" for rate in rates)
+        lines.append(
+            f"| libero_{suite} | {found['tasks']} | {cells} | {found['tokens']} | {found['cost_usd']:.4f} |"
+        )
+    return "\n".join(lines)

@@ -32,10 +32,13 @@ def _png(image: Image.Image) -> bytes:
     return buffer.getvalue()
 
 
-def draw_mission(mission: Mission, seen: MobileObservation, world: OccupancyMap, tier: str) -> bytes:
-    """The top-down frame as PNG bytes."""
+def draw_mission(
+    mission: Mission, seen: MobileObservation, world: OccupancyMap, tier: str, max_pixels: int = MAX_PIXELS
+) -> bytes:
+    """The top-down frame as PNG bytes, scaled up by whole pixels to at most `max_pixels` a side
+    (never below one pixel a cell)."""
     rows, columns = world.shape
-    scale = max(1, MAX_PIXELS // max(rows, columns))
+    scale = max(1, max_pixels // max(rows, columns))
     known = mission.explored.cells
     picture = np.full((rows, columns, 3), 205, dtype=np.uint8)
     picture[world.cells == FREE] = (235, 235, 235)

@@ -1,10 +1,11 @@
 """The seed's A/B protocol (§6.9): the same maps, starts and seeds for each mode (frontier, llm,
 hybrid); coverage over time, collisions, stuck events, distance, decisions, tokens and cost, per
-mode and map and overall."""
+mode and map and overall; and what makes one mission pass (``treebrain eval navigation``)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -83,18 +84,47 @@ def report(records: Iterable[MissionRecord]) -> dict[str, object]:
     return {"modes": modes, "missions": [record.model_dump(mode="json") for record in done]}
 
 
-def table(records: Iterable[MissionRecord]) -> str:
-    """One row per mode and map, then the overall row per mode."""
-    done = list(records)
-    header = f"{'mode':<9} {'map':<20} {'coverage':>8} {'collisions':>10} {'stuck':>6} {'distance m':>10} {'decisions':>9} {'tokens':>8} {'cost $':>8}"
-    rows = [header]
-    for mode in dict.fromkeys(record.mode for record in done):
-        mine = [record for record in done if record.mode == mode]
-        groups = {name: [r for r in mine if r.map == name] for name in dict.fromkeys(r.map for r in mine)}
-        for name, group in [*groups.items(), ("(all)", mine)]:
-            score = _score(group)
-            rows.append(
-                f"{mode:<9} {name[:20]:<20} {score.coverage:>8.1%} {score.collisions:>10d} {score.stuck_events:>6d} "
-                f"{score.distance_m:>10.1f} {score.decisions:>9d} {score.tokens:>8d} {score.cost_usd:>8.4f}"
+def shortfall(record: MissionRecord, min_coverage: float) -> str:
+    """Why a mission failed (empty when it passed): a collision, or less coverage than `min_coverage`."""
+    reasons = []
+    if record.collisions:
+        reasons.append(f"{record.collisions} collision(s)")
+    if record.coverage < min_coverage:
+        reasons.append(f"coverage {record.coverage:.2%} < {min_coverage * 100:g}%")
+    return ", ".join(reasons)
+
+
+COLUMNS = (
+    "mode",
+    "map",
+    "missions",
+    "coverage",
+    "collisions",
+    "stuck",
+    "distance m",
+    "decisions",
+    "tokens",
+    "cost $",
+)
+
+
+def table(modes: Mapping[str, Mapping[str, Any]]) -> str:
+    """The ``modes`` of :func:`report` as a Markdown table: a row per mode and map, then the mode's
+    overall row."""
+    rows = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    for mode, overall in modes.items():
+        for name, score in [*overall["maps"].items(), ("(all)", overall)]:
+            cells = (
+                mode,
+                name,
+                score["missions"],
+                f"{score['coverage']:.1%}",
+                score["collisions"],
+                score["stuck_events"],
+                f"{score['distance_m']:.1f}",
+                score["decisions"],
+                score["tokens"],
+                f"{score['cost_usd']:.4f}",
             )
+            rows.append("| " + " | ".join(str(cell) for cell in cells) + " |")
     return "\n".join(rows)

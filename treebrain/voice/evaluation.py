@@ -1,4 +1,4 @@
-"""Evaluating what a command did against the observation suite, and the report (Markdown + JSON).
+"""Evaluating what a command did against the observation suite, and the report's tables.
 
 :func:`evaluate_case` is pure: one command's result, trace, end and the cell it left, and the case's
 expectations in; the list of failed checks out. A case that failed after the arm executed something
@@ -10,12 +10,10 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
-from treebrain.files import atomic_write_json, atomic_write_text
 from treebrain.robots.arm.workcell import ArmScene
 from treebrain.voice.compiler import CompileError, compile_sequence
 from treebrain.voice.creative import axis_violations
@@ -351,15 +349,14 @@ def build_report(outcomes: list[CaseOutcome]) -> SuiteReport:
     )
 
 
-def render_markdown(report: SuiteReport) -> str:
-    """A summary, a per-category table and a per-command table."""
+def summary_markdown(report: SuiteReport) -> str:
+    """The totals, the per-category table and how long the LLM-routed commands took."""
     lines = [
-        "# Voice observation suite",
-        "",
         f"**{report.passed}/{report.cases} passed ({report.pass_rate:.0%})** · refused {report.refused} · "
         f"executed but wrong {report.executed_but_wrong} · validation issues: "
         f"{report.validation_issues} · pass-3 fixes: {report.pass3_fixes} · tokens: {report.input_tokens} in / "
-        f"{report.output_tokens} out · cost: ${report.cost_usd:.4f}",
+        f"{report.output_tokens} out · cost: ${report.cost_usd:.4f} "
+        f"(${report.cost_usd / max(1, report.cases):.5f} per command)",
         "",
         "| category | cases | passed | pass rate | refused | executed but wrong |",
         "|---|---:|---:|---:|---:|---:|",
@@ -367,30 +364,12 @@ def render_markdown(report: SuiteReport) -> str:
             f"| {c.category} | {c.cases} | {c.passed} | {c.pass_rate:.0%} | {c.refused} | {c.executed_but_wrong} |"
             for c in report.categories
         ),
-        "",
-        "| id | category | command | route | status | ok | issues | P3 fixed | executed | tokens in/out | cost $ | failures |",
-        "|---|---|---|---|---|---|---:|---|---:|---|---:|---|",
     ]
-    for outcome in report.outcomes:
-        failures = "; ".join(outcome.failures) or ""
-        lines.append(
-            f"| {outcome.id} | {outcome.category} | {_cell(outcome.command)} | {outcome.route} | {outcome.status} | "
-            f"{'yes' if outcome.passed else 'NO'} | {len(outcome.validation_issues)} | "
-            f"{'yes' if outcome.pass3_fixed else ''} | {outcome.executed} | "
-            f"{outcome.input_tokens}/{outcome.output_tokens} | {outcome.cost_usd:.5f} | {_cell(failures)} |"
-        )
+    timing = report.llm_timing
+    if timing is not None:
+        lines += [
+            "",
+            f"LLM-routed commands: {timing.commands} · seconds each: median {timing.median_s:.1f} · "
+            f"p90 {timing.p90_s:.1f} · min {timing.min_s:.1f} · max {timing.max_s:.1f}",
+        ]
     return "\n".join(lines) + "\n"
-
-
-def write_report(report: SuiteReport, directory: str | Path) -> tuple[Path, Path]:
-    """Write ``voice_eval.md`` and ``voice_eval.json`` atomically; returns both paths."""
-    folder = Path(directory)
-    markdown, data = folder / "voice_eval.md", folder / "voice_eval.json"
-    atomic_write_text(markdown, render_markdown(report))
-    atomic_write_json(data, report.model_dump(mode="json"))
-    return markdown, data
-
-
-def _cell(text: str, limit: int = 80) -> str:
-    shown = text if len(text) <= limit else f"{text[: limit - 1]}…"
-    return shown.replace("|", "\\|").replace("\n", " ")
