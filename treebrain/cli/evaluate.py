@@ -86,22 +86,21 @@ def _backend(args: argparse.Namespace) -> Backend:
 
 def cmd_eval(args: argparse.Namespace) -> int:
     suite: Suite = args.suite_class.from_arguments(args)
-    cases = suite.cases()
-    log = ResultLog(args.json, suite.name, suite.settings(), cases)
-    finished = log.open(args.resume)
-    progress = progress_for(suite.name, args.quiet)
     started = time.perf_counter()
+    progress = progress_for(suite.name, args.quiet)
+    log: ResultLog | None = None
     complete = False
     try:
         backend = _backend(args)
+        backend.prepare(suite)  # a local pool's fork server imports the suite while the cases are listed
+        cases = suite.cases()
+        log = ResultLog(args.json, suite.name, suite.settings(), cases)
+        finished = log.open(args.resume)
         results = run_cases(suite, cases, backend, log, progress, finished, RunOptions(args.case_timeout))
         complete = True
     except KeyboardInterrupt:
-        print(
-            f"\ninterrupted: the finished cases are kept in {partial_path(args.json)}; "
-            "run the same command with --resume to go on",
-            file=sys.stderr,
-        )
+        kept = f"the finished cases are kept in {partial_path(args.json)}; " if log else ""
+        print(f"\ninterrupted: {kept}run the same command with --resume to go on", file=sys.stderr)
         return EXIT_INTERRUPTED
     except RayUnavailable as error:
         print(f"treebrain eval: {error}", file=sys.stderr)
@@ -111,7 +110,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
         return OPEN_FAILURE_EXIT.get(error.kind, EXIT_FAILURE)
     finally:
         progress.stop()
-        log.close(complete)
+        if log is not None:
+            log.close(complete)
     measured = {
         "backend": f"ray:{args.ray}" if args.ray else "processes",
         "workers": backend.slots,

@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import multiprocessing.connection
+import multiprocessing.forkserver
 import signal
 import time
 from abc import ABC, abstractmethod
@@ -61,6 +62,9 @@ class Backend(ABC):
     @abstractmethod
     def slots(self) -> int:
         """How many cases can run at once."""
+
+    def prepare(self, suite: Suite) -> None:  # noqa: B027 - only the local pool has work to do early
+        """Get ready for the suite's workers while the parent is still listing the cases."""
 
     @abstractmethod
     def start(self, suite: Suite) -> None:
@@ -122,20 +126,25 @@ class _Worker:
 
 
 class ProcessBackend(Backend):
-    """Worker processes on this machine, forked from this process, which has imported the suite
-    already: a worker starts in milliseconds instead of an interpreter start and two seconds of
-    imports (which would cost a short run most of its speed-up). Workers touch no lock of the
-    parent's threads: they only run the suite and talk through their pipe."""
+    """Worker processes on this machine, forked by a fork server: a clean process that imports the
+    suite's module once (started in :meth:`prepare`, so that its imports overlap the parent's
+    listing of the cases), so a worker or a replacement starts in milliseconds. Workers are never
+    forked from the parent itself, whose threads, GL contexts or simulator state (a test process,
+    a progress bar) a forked child would inherit half-made."""
 
     def __init__(self, workers: int) -> None:
         self._count = workers
-        self._context = multiprocessing.get_context("fork")
+        self._context = multiprocessing.get_context("forkserver")
         self._workers: list[_Worker | None] = [None] * workers
         self._suite: Suite | None = None
 
     @property
     def slots(self) -> int:
         return self._count
+
+    def prepare(self, suite: Suite) -> None:
+        self._context.set_forkserver_preload([type(suite).__module__])
+        multiprocessing.forkserver.ensure_running()
 
     def start(self, suite: Suite) -> None:
         self._suite = suite
