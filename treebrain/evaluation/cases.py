@@ -38,6 +38,8 @@ class Outcome:
     media: dict[str, bytes] = field(default_factory=dict)
     measured: dict[str, Any] = field(default_factory=dict)
     """Timings the suite took itself (per-level milliseconds): kept with the measurements."""
+    recordings: list[bytes] = field(default_factory=list)
+    """With ``--record``: one recording file per run of a tree in the case (set by the runner)."""
 
 
 @dataclass
@@ -61,6 +63,7 @@ class CaseResult:
     attempts: int = 1
     worker: str = ""
     measured: dict[str, Any] = field(default_factory=dict)
+    recordings: list[str] = field(default_factory=list)
 
     @property
     def passed(self) -> bool:
@@ -86,6 +89,7 @@ class CaseResult:
             "attempts": self.attempts,
             "worker": self.worker,
             "measured": self.measured,
+            "recordings": self.recordings,
         }
 
     def to_json(self) -> dict[str, Any]:
@@ -102,6 +106,8 @@ class Suite(ABC):
 
     name: ClassVar[str]
     help: ClassVar[str]
+    record = False
+    """``--record``: the runner records every tree run of each case (set before the suite travels)."""
 
     @classmethod
     @abstractmethod

@@ -15,6 +15,7 @@ from typing import Any
 
 from treebrain.evaluation.backends import Backend, Event, WorkerOpenError, classify_open_error
 from treebrain.evaluation.cases import Case, Outcome, Suite
+from treebrain.evaluation.recordings import run_case
 
 CONNECT_TIMEOUT_S = 8.0
 """A cluster that does not answer within this is reported as unreachable (the whole check < 10 s)."""
@@ -45,7 +46,7 @@ class SuiteActor:
     def run(self, case: Case) -> tuple[Outcome | None, str, float]:
         started = time.perf_counter()
         try:
-            return self.suite.run(self.state, case), "", time.perf_counter() - started
+            return run_case(self.suite, self.state, case), "", time.perf_counter() - started
         except Exception as error:
             return None, f"{type(error).__name__}: {error}", time.perf_counter() - started
 

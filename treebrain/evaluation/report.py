@@ -39,9 +39,13 @@ def overall_markdown(document: dict[str, Any]) -> str:
     unfinished = [case for case in document["cases"] if case["status"] != "pass"]
     if unfinished:
         lines += ["", f"## Not passed ({len(unfinished)})", ""]
+        measured = document["measured"]["cases"]
         for case in unfinished[:FAILURES_SHOWN]:
+            recordings = measured.get(case["id"], {}).get("recordings", [])
+            seen = f" (`treebrain view {recordings[-1]}`)" if recordings else ""
             lines.append(
-                f"- {case['id']} ({case['category']}): {case['status']}, {case['reason'] or 'no reason given'}"
+                f"- {case['id']} ({case['category']}): {case['status']}, "
+                f"{case['reason'] or 'no reason given'}{seen}"
             )
         if len(unfinished) > FAILURES_SHOWN:
             lines.append(f"- ... and {len(unfinished) - FAILURES_SHOWN} more (see the result file)")

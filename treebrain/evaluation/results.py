@@ -3,7 +3,8 @@
 While a run goes, every finished case is appended as one JSON line to ``<result>.partial.jsonl``
 (flushed at once, so Ctrl-C, a crash or kill -9 lose at most the cases still running);
 ``--resume`` reads it back and skips those cases. At the end the result file is written atomically
-and the log removed. Images a case returned go to ``<result stem>.media/``."""
+and the log removed. Images a case returned go to ``<result stem>.media/``, its recordings (``--record``) to
+``<result stem>.recordings/``."""
 
 from __future__ import annotations
 
@@ -28,6 +29,10 @@ def partial_path(result: Path) -> Path:
 
 def media_dir(result: Path) -> Path:
     return result.with_name(result.stem + ".media")
+
+
+def recordings_dir(result: Path) -> Path:
+    return result.with_name(result.stem + ".recordings")
 
 
 class ResultLog:
@@ -104,6 +109,16 @@ class ResultLog:
         names = []
         for name, data in sorted(outcome.media.items()):
             file_name = f"{_safe(case.id)}-{_safe(name)}"
+            atomic_write_bytes(folder / file_name, data)
+            names.append(f"{folder.name}/{file_name}")
+        return names
+
+    def save_recordings(self, case: Case, recordings: list[bytes]) -> list[str]:
+        """Write the case's recordings beside the result file; their names relative to it."""
+        folder = recordings_dir(self.result)
+        names = []
+        for number, data in enumerate(recordings):
+            file_name = f"{_safe(case.id)}-{number}.sqlite"
             atomic_write_bytes(folder / file_name, data)
             names.append(f"{folder.name}/{file_name}")
         return names

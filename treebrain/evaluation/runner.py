@@ -120,6 +120,7 @@ def _result(event: Event, case: Case, measured: Measured, log: ResultLog) -> Cas
         tokens=outcome.tokens,
         cost_usd=outcome.cost_usd,
         media=log.save_media(case, outcome) if outcome.media else [],
+        recordings=log.save_recordings(case, outcome.recordings) if outcome.recordings else [],
         latency_s=measured.latency_s,
         round_trip_s=measured.round_trip_s,
         attempts=measured.attempts,

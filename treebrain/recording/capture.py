@@ -167,13 +167,14 @@ class TickCapture:
         tree.context.listeners.append(self._on_event)
 
     def detach(self) -> None:
-        """Stop capturing (the blackboard listener stays registered but ignores writes)."""
+        """Stop capturing: the tree may go on running, or be recorded again, without this capture."""
         if not self._attached:
             return
         self._attached = False
         tree = self.tree
         tree.pre_tick_handlers.remove(self._pre_tick)
         tree.tick_listeners.remove(self._post_tick)
+        tree.blackboard.remove_write_listener(self._on_write)
         tree.context.listeners.remove(self._on_event)
 
     # listeners ------------------------------------------------------------------------------------

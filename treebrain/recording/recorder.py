@@ -132,7 +132,13 @@ class Recorder:
     def _trace_llm_calls(self) -> bool:
         """Install a tracing LLM service unless the tree already has one (or no valid llm section)."""
         context = self.tree.context
-        if LLMService in context.services:
+        existing = context.services.get(LLMService)
+        if isinstance(existing, TracingLLMService):
+            existing.on_start = (
+                self._started
+            )  # an earlier recording of this tree has ended: its calls are ours now
+            return True
+        if existing is not None:
             return False
         try:
             section = robot_llm_section(context.robot)

@@ -8,9 +8,10 @@ and robot actions are cancelled.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -58,6 +59,22 @@ class RunStats:
 TickCallback = Callable[[TreebrainTree, RunStats], None]
 
 
+RunHook = Callable[[TreebrainTree], Callable[[], None]]
+"""Called as a run starts; what it returns is called as the run ends (after the halt)."""
+_RUN_HOOKS: list[RunHook] = []
+
+
+@contextlib.contextmanager
+def observing_runs(hook: RunHook) -> Iterator[None]:
+    """Every :meth:`Runner.run` inside the block tells `hook` when it starts and ends: how the
+    evaluation runner records each case's runs without the suites knowing."""
+    _RUN_HOOKS.append(hook)
+    try:
+        yield
+    finally:
+        _RUN_HOOKS.remove(hook)
+
+
 class Runner:
     """Ticks `tree` at `hz` on its clock (``math.inf``: without pausing, for simulators)."""
 
@@ -81,6 +98,7 @@ class Runner:
     def run(self) -> RunStats:
         clock = self.tree.clock
         stats = self.stats
+        endings = [hook(self.tree) for hook in list(_RUN_HOOKS)]
         start = clock.now()
         try:
             while True:
@@ -107,4 +125,6 @@ class Runner:
             stats.interrupted = True
         finally:
             self.tree.halt()
+            for ending in endings:
+                ending()
         return stats
