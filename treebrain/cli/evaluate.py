@@ -64,6 +64,11 @@ def add_runner_options(parser: argparse.ArgumentParser, suite: str) -> None:
         "--ray", metavar="ADDRESS", help="run on a Ray cluster: auto, HOST:PORT, or local (a throwaway one)"
     )
     runner.add_argument("--provider", metavar="PROFILE", help="the robot files' LLM profile to use")
+    runner.add_argument(
+        "--record",
+        action="store_true",
+        help="record every tree run of each case (FILE's stem.recordings/, for treebrain view)",
+    )
     runner.add_argument("--quiet", "-q", action="store_true", help="no progress, only the summary")
     runner.add_argument(
         "--resume", action="store_true", help="continue an interrupted run, skipping finished cases"
@@ -86,6 +91,7 @@ def _backend(args: argparse.Namespace) -> Backend:
 
 def cmd_eval(args: argparse.Namespace) -> int:
     suite: Suite = args.suite_class.from_arguments(args)
+    suite.record = args.record
     started = time.perf_counter()
     progress = progress_for(suite.name, args.quiet)
     log: ResultLog | None = None
