@@ -24,7 +24,7 @@ ATTEMPT = f"{PLANNING}/attempts_or_giving_up/attempts/attempt"
 ASK = f"{ATTEMPT}/ask_non_fatal/ask"
 JUDGE = f"{ATTEMPT}/judge"
 OUTCOME = f"{PLANNING}/outcome"
-EXECUTE = "episode/attempt_task/task/execute_or_replan/execute"
+EXECUTE = "episode/attempt_task/task/execute/monitored/resume/execute_or_recover/execute"
 
 PICK_PLACE = pick_and_place("cube", "bin")
 GOOD = json.dumps({"steps": PICK_PLACE, "refusal": ""})

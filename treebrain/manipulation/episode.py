@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
+from treebrain.manipulation.recovery import RecoveryRecord
 from treebrain.manipulation.skills import SkillResult
 from treebrain.manipulation.world import WorldState
 from treebrain.robots.manipulator.commands import EndEffectorCommand
@@ -52,6 +53,8 @@ class EpisodeLog(BaseModel):
     wall_seconds: float = 0.0
     planner_prompts: list[str] = []
     planner_answers: list[str] = []
+    recovery: RecoveryRecord | None = None
+    """The execution monitor's budget and every repair and replan, when the tree has one."""
 
     def failed_skill(self) -> SkillResult | None:
         return next((result for result in reversed(self.skills) if not result.success), None)
@@ -89,7 +92,9 @@ class EpisodeRecorder:
         self.skills.append(result)
         self.trace.append(WorldSnapshot(step=step, after=result.skill, facts=result.facts))
 
-    def finish(self, success: bool, reason: str, wall_seconds: float) -> EpisodeLog:
+    def finish(
+        self, success: bool, reason: str, wall_seconds: float, recovery: RecoveryRecord | None = None
+    ) -> EpisodeLog:
         return EpisodeLog(
             task=self.task,
             seed=self.seed,
@@ -103,6 +108,7 @@ class EpisodeRecorder:
             total_steps=self.last_step,
             sim_seconds=round(self.sim_seconds, 4),
             wall_seconds=round(wall_seconds, 4),
+            recovery=recovery,
         )
 
     def _keyframe(self, observation: ManipulatorObservation) -> None:
@@ -116,10 +122,15 @@ class EpisodeRecorder:
         )
 
 
-def failure_reason(log_skills: list[SkillResult], success: bool, unmet_goals: list[str]) -> str:
-    """Why an episode failed: the last failed skill's reason, else the goals that do not hold."""
+def failure_reason(
+    log_skills: list[SkillResult], success: bool, unmet_goals: list[str], gave_up: str = ""
+) -> str:
+    """Why an episode failed: why the execution monitor gave up, else the last failed skill's
+    reason, else the goals that do not hold."""
     if success:
         return ""
+    if gave_up:
+        return gave_up
     failed = next((result for result in reversed(log_skills) if not result.success), None)
     if failed is not None:
         return f"{failed.skill}({', '.join(failed.args.values())}): {failed.reason}"

@@ -213,7 +213,7 @@ def node_payload(recording: Recording, path: str, tick: int) -> dict[str, Any] |
     )
     others = recording.events(
         node_path=path,
-        kinds=("actuator", "notification", "skill", "episode"),
+        kinds=("actuator", "notification", "skill", "episode", "repair"),
         up_to=frame.tick,
         newest_first=True,
         limit=RECENT_EVENTS,

@@ -21,6 +21,7 @@ from treebrain.blackboard import register_type
 from treebrain.manipulation.episode import EpisodeLog, failure_reason
 from treebrain.manipulation.facts import FactError, parse_fact
 from treebrain.manipulation.planning import validate_plan
+from treebrain.manipulation.recovery import Failure, RecoveryRecord
 from treebrain.manipulation.skills import SKILLS, Skill, SkillResult, SkillRun
 from treebrain.manipulation.symbolic import Scene
 from treebrain.manipulation.world import WorldState
@@ -31,6 +32,8 @@ for _name, _model in (
     ("ManipulationSkillResult", SkillResult),
     ("ManipulationEpisode", EpisodeLog),
     ("ManipulationObservation", ManipulatorObservation),
+    ("ManipulationRecovery", RecoveryRecord),
+    ("ManipulationFailure", Failure),
 ):
     register_type(_name, _model)
 
@@ -302,9 +305,15 @@ class Expect(UsesManipulator, Leaf):
 
 class Finish(UsesManipulator, Leaf):
     """Ends the episode: SUCCESS when the simulator's own check passes; the log goes to `episode`
-    and to the run's recording (an ``episode`` event), with the failure's reason when it failed."""
+    and to the run's recording (an ``episode`` event), with the failure's reason when it failed and
+    the execution monitor's repairs and replans when `recovery` is given."""
 
     type_name = "manipulation.finish"
+    inputs = {
+        "recovery": Port(
+            "ManipulationRecovery", "the execution monitor's budget, repairs and replans", required=False
+        )
+    }
     outputs = {"episode": Port("ManipulationEpisode", "the episode's log", required=False)}
 
     def update(self) -> Status:
@@ -314,8 +323,11 @@ class Finish(UsesManipulator, Leaf):
         unmet = [text for text in service.task.goal if not parse_fact(text).holds_in(holding)]
         success = observation.task_success
         recorder = service.episode
-        reason = failure_reason(recorder.skills if recorder else [], success, unmet)
-        log = service.finish(success, reason)
+        recovery = self.read("recovery")
+        recovery = recovery if isinstance(recovery, RecoveryRecord) else None
+        gave_up = recovery.gave_up if recovery is not None else ""
+        reason = failure_reason(recorder.skills if recorder else [], success, unmet, gave_up)
+        log = service.finish(success, reason, recovery)
         self.write("episode", log)
         self.context.emit("episode", self.path, log.model_dump(mode="json"))
         self.feedback_message = "task done" if success else reason

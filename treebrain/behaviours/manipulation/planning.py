@@ -21,6 +21,7 @@ from treebrain.blackboard import register_type
 from treebrain.manipulation.plan_prompt import planner_prompt
 from treebrain.manipulation.plan_record import PlanAttempt, PlanningRecord
 from treebrain.manipulation.planning import plan_schema, refusal_of, replan_task, task_refusal, validate_plan
+from treebrain.manipulation.recovery import RecoveryRecord, repairs_tried
 from treebrain.manipulation.skills import SkillResult
 from treebrain.manipulation.symbolic import Scene
 
@@ -152,7 +153,8 @@ class PlanOutcome(Leaf):
 
 
 class ReplanTask(Leaf):
-    """The task for a replan: the task, the failed step and its reason (the failed skill's result)."""
+    """The task for a replan: the task, the failed step and its reason (the failed skill's result),
+    and the cheap repairs already tried since the last replan (when `recovery` is given)."""
 
     type_name = "manipulation.replan_task"
     inputs = {
@@ -160,12 +162,16 @@ class ReplanTask(Leaf):
         "plan": Port("list[dict[str, any]]", "the plan that failed"),
         "executed": Port("int", "its steps that succeeded"),
         "result": Port("ManipulationSkillResult", "the failed step's result"),
+        "recovery": Port("ManipulationRecovery", "the repairs and replans so far", required=False),
     }
     outputs = {"replan_task": Port("str", "the task with the failure as feedback")}
 
     def update(self) -> Status:
         result: SkillResult = self.read("result")
         text = replan_task(self.read("task"), self.read("plan"), self.read("executed"), result.reason)
+        record = self.read("recovery")
+        tried = repairs_tried(record) if isinstance(record, RecoveryRecord) else ""
+        text = f"{text}\n{tried}" if tried else text
         self.write("replan_task", text)
         self.feedback_message = result.reason
         return Status.SUCCESS

@@ -22,6 +22,7 @@ from treebrain.manipulation.control import CartesianController, ControllerSettin
 from treebrain.manipulation.episode import EpisodeLog, EpisodeRecorder
 from treebrain.manipulation.grounding import GroundingSettings
 from treebrain.manipulation.planning import PlannerSettings
+from treebrain.manipulation.recovery import RecoveryRecord, RepairSettings
 from treebrain.manipulation.skills import SkillContext, SkillResult, SkillSettings
 from treebrain.manipulation.tasks import TaskSpec, load_tasks
 from treebrain.manipulation.world import WorldState, update_world
@@ -45,6 +46,8 @@ class ManipulationSettings(BaseModel):
     skills: SkillSettings = SkillSettings()
     planner: PlannerSettings = PlannerSettings()
     grounding: GroundingSettings = GroundingSettings()
+    repairs: RepairSettings = RepairSettings()
+    """The execution monitor's budget: cheap repairs, then LLM replans, per episode."""
     keyframe_every: int = Field(default=10, ge=1)
     """Control steps between the episode log's key frames of the gripper and objects."""
 
@@ -177,10 +180,12 @@ class ManipulationService:
         if self.episode is not None:
             self.episode.skill_ended(result, self.driver.observe().step)
 
-    def finish(self, success: bool, reason: str) -> EpisodeLog:
+    def finish(self, success: bool, reason: str, recovery: RecoveryRecord | None = None) -> EpisodeLog:
         if self.episode is None:
             raise DriverError("no episode has started: the tree needs manipulation.reset first")
-        self.episode_log = self.episode.finish(success, reason, time.perf_counter() - self._episode_started)
+        self.episode_log = self.episode.finish(
+            success, reason, time.perf_counter() - self._episode_started, recovery
+        )
         return self.episode_log
 
     def _emit_frame(self, step: int) -> None:

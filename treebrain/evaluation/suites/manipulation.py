@@ -126,6 +126,7 @@ def episode_detail(log: EpisodeLog) -> dict[str, Any]:
             {"skill": result.skill, "args": result.args, "success": result.success, "reason": result.reason}
             for result in log.skills
         ],
+        "recovery": [] if log.recovery is None else log.recovery.model_dump(mode="json")["attempts"],
     }
 
 
