@@ -33,7 +33,8 @@ class ScriptedRandom(random.Random):
         return next(option for option in seq if getattr(option, "name", None) == wanted)
 
 
-CHEESE = PlanRequest(builds=[ZoneBuild(items={"cheese": 1})])
+BUILD = ["set_active_zone", "add_layer", "change_speed", "go_home"]  # language.yaml: build_composites
+CHEESE = PlanRequest(builds=[ZoneBuild(items={"cheese": 1})], allowed=BUILD)
 
 
 @pytest.mark.parametrize(
@@ -45,7 +46,7 @@ CHEESE = PlanRequest(builds=[ZoneBuild(items={"cheese": 1})])
             Classification(
                 named_items=["meat", "lettuce"],
                 request=PlanRequest(
-                    builds=[ZoneBuild(zone="assembly_left", items={"meat": 1, "lettuce": 1})]
+                    builds=[ZoneBuild(zone="assembly_left", items={"meat": 1, "lettuce": 1})], allowed=BUILD
                 ),
             ),
         ),
@@ -57,10 +58,15 @@ CHEESE = PlanRequest(builds=[ZoneBuild(items={"cheese": 1})])
             "make a ham sandwich without cheese",
             Classification(
                 named_items=["meat", "cheese"],
-                request=PlanRequest(builds=[ZoneBuild(items={"meat": 1})], excluded=["cheese"]),
+                request=PlanRequest(
+                    builds=[ZoneBuild(items={"meat": 1})], excluded=["cheese"], allowed=BUILD
+                ),
             ),
         ),
-        ("move over the cheese", Classification(named_items=["cheese"])),
+        (  # no composite fits "move ... the cheese" (no place, no direction): nothing can check a plan
+            "move over the cheese",
+            Classification(named_items=["cheese"], request=PlanRequest(unknown=True)),
+        ),
         ("surprise me", Classification(is_creative=True)),
         (
             "go wild with the lettuce and tomatoes",
@@ -83,7 +89,7 @@ CHEESE = PlanRequest(builds=[ZoneBuild(items={"cheese": 1})])
                 is_learning=True,
                 learned_phrase="the usual",
                 named_items=["meat"],
-                request=PlanRequest(builds=[ZoneBuild(items={"meat": 1})]),
+                request=PlanRequest(builds=[ZoneBuild(items={"meat": 1})], allowed=BUILD),
             ),
         ),
         (
@@ -91,7 +97,9 @@ CHEESE = PlanRequest(builds=[ZoneBuild(items={"cheese": 1})])
             Classification(
                 named_items=["bread"],
                 unknown_items=["avocado", "pickle"],
-                request=PlanRequest(builds=[ZoneBuild(items={"bread": 1})]),
+                request=PlanRequest(
+                    builds=[ZoneBuild(items={"bread": 1}, exact=["bread"], only=True)], allowed=BUILD
+                ),
             ),
         ),
     ],

@@ -45,16 +45,21 @@ def sandwich(zone: str, *items: str) -> list[Step]:
         ("make a cheese sandwich", [ZoneBuild(items={"cheese": 1})]),
         ("make a sandwich with three layers of cheese", [ZoneBuild(items={"cheese": 3}, exact=["cheese"])]),
         ("make a double cheese sandwich", [ZoneBuild(items={"cheese": 2}, exact=["cheese"])]),
-        ("add tomato twice", [ZoneBuild(items={"tomato": 2}, exact=["tomato"])]),
-        ("stack two slices of bread", [ZoneBuild(items={"bread": 2}, exact=["bread"])]),
-        ("give me ham and turkey", [ZoneBuild(items={"meat": 1})]),  # two aliases of one item
+        ("add tomato twice", [ZoneBuild(items={"tomato": 2}, exact=["tomato"], only=True)]),
+        ("stack two slices of bread", [ZoneBuild(items={"bread": 2}, exact=["bread"], only=True)]),
+        ("give me ham and turkey", [ZoneBuild(items={"meat": 1}, only=True)]),  # two aliases of one item
+        ("make a tall stack of bread", [ZoneBuild(items={"bread": 1}, only=True)]),  # bread: how much is free
+        ("make a cheese sandwhich", [ZoneBuild(items={"cheese": 1})]),  # a dish, misspelt: bread allowed
         (
             "a cheese sandwich on the left and a meat sandwich on the right",
             [ZoneBuild(zone=LEFT, items={"cheese": 1}), ZoneBuild(zone=RIGHT, items={"meat": 1})],
         ),
         (
             "on the right put cheese, and on the left put tomato",
-            [ZoneBuild(zone=RIGHT, items={"cheese": 1}), ZoneBuild(zone=LEFT, items={"tomato": 1})],
+            [
+                ZoneBuild(zone=RIGHT, items={"cheese": 1}, exact=["cheese"], only=True),
+                ZoneBuild(zone=LEFT, items={"tomato": 1}, exact=["tomato"], only=True),
+            ],
         ),
         (
             "make everything except tomato and cheese",
@@ -213,6 +218,7 @@ def test_the_request_as_the_model_is_told_it() -> None:
         "build nothing in any other zone",
         "no tomato anywhere",
         "change_speed to at most 60 mm/s before any other motion",
+        "use only: set_active_zone, add_layer, change_speed, go_home",
     ]
 
 

@@ -58,7 +58,7 @@ def test_verbose_prints_every_primitive(voice: VoiceTree, capsys: pytest.Capture
 def low_confidence_robot(voice: VoiceTree) -> Path:
     answer = voice.generation(("add_layer", {"item": "cheese"}), confidence=0.4)
     entries = [
-        {"match": "cheese thing", "text": answer},
+        {"match": "some cheese", "text": answer},
         {"match": "^You check a sequence", "text": voice.valid},
     ]
     script = voice.folder / "low.jsonl"
@@ -75,7 +75,7 @@ def test_strict_mode_takes_its_answer_from_approve(
     voice: VoiceTree, capsys: pytest.CaptureFixture[str]
 ) -> None:
     robot = low_confidence_robot(voice)
-    args = scripted_voice(robot, "cheese thing", "--strict")
+    args = scripted_voice(robot, "add some cheese", "--strict")
     assert main([*args, "--approve", "no"]) == 3
     out = capsys.readouterr().out
     assert "route: llm · nothing was dispatched: not approved: the operator said no" in out
@@ -87,7 +87,7 @@ def test_strict_mode_without_a_terminal_never_approves(
     voice: VoiceTree, capsys: pytest.CaptureFixture[str]
 ) -> None:
     robot = low_confidence_robot(voice)
-    code = main(scripted_voice(robot, "cheese thing", "--strict"))
+    code = main(scripted_voice(robot, "add some cheese", "--strict"))
     captured = capsys.readouterr()
     assert code == 3
     assert (

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from treebrain.voice.kit import load_voice_kit
+from treebrain.voice.passes import UNCHECKED
 
 if TYPE_CHECKING:
     from tests.voice_tree.conftest import VoiceTree
@@ -176,7 +177,10 @@ def test_the_rules_hold_even_when_the_llm_validator_says_valid(voice: VoiceTree)
     assert voice.run(harness).name == "SUCCESS"
     result = voice.value(harness, "/voice/result")
     assert (result["sequence"], result["validated"], actuator) == ([], False, [])
-    assert result["validation_issues"] == ["step 1: move_absolute is not a valid instruction (removed)"]
+    assert result["validation_issues"] == [
+        "step 1: move_absolute is not a valid instruction (removed)",
+        UNCHECKED,  # "go to the corner": no composite fits, so nothing could check a plan for it
+    ]
     assert result["refusal"] == (
         "I would have had to change the plan (drop `move_absolute(x=1)` (move_absolute is not a valid "
         "instruction)): nothing was done."

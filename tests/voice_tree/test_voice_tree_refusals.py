@@ -69,7 +69,7 @@ def answers(voice: VoiceTree) -> dict[str, tuple[str, list[Any], str, str]]:
             "I could not plan what you asked",
         ),
         "beyond a limit": (
-            "make a tall stack of bread",
+            "make a tall stack of bread, meat, cheese and lettuce",  # those items, as tall as it likes
             [tall, voice.valid],
             "llm",
             "max_layers allows (12)",

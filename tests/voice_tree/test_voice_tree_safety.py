@@ -103,7 +103,7 @@ def low_confidence(voice: VoiceTree) -> str:
 
 def test_strict_mode_waits_for_a_human_yes_before_dispatching(voice: VoiceTree) -> None:
     harness = voice.start(
-        "cheese thing maybe", low_confidence(voice), voice.valid, values={"/voice/strict": True}
+        "a cheese toastie maybe", low_confidence(voice), voice.valid, values={"/voice/strict": True}
     )
     asked = voice.events(harness, "notification")
     harness.tick(10)
@@ -125,7 +125,7 @@ def test_strict_mode_waits_for_a_human_yes_before_dispatching(voice: VoiceTree) 
 
 def test_strict_mode_denied_dispatches_nothing(voice: VoiceTree) -> None:
     harness = voice.start(
-        "cheese thing maybe",
+        "a cheese toastie maybe",
         low_confidence(voice),
         voice.valid,
         values={"/voice/strict": True, "/voice/approved": False},
@@ -138,7 +138,7 @@ def test_strict_mode_denied_dispatches_nothing(voice: VoiceTree) -> None:
 
 def test_strict_mode_times_out_on_the_tree_clock(voice: VoiceTree) -> None:
     harness = voice.start(
-        "cheese thing maybe", low_confidence(voice), voice.valid, values={"/voice/strict": True}
+        "a cheese toastie maybe", low_confidence(voice), voice.valid, values={"/voice/strict": True}
     )
     sent = voice.events(harness, "actuator")
     assert voice.run(harness) == Status.FAILURE

@@ -135,10 +135,15 @@ class Classifier:
             return self._learning_command(text, base)
         if self.reader.asks_to_repeat(text):
             return base.model_copy(update={"uses_last_plan": "repeat"})
-        building = self.reader.is_build(text) and not is_creative and not recoveries
-        request = self.reader.read(text, build=building)
-        if recoveries and not self.reader.is_build(text):
+        listed = self.reader.is_item_list(text)  # "more bread", "cheese": those layers
+        building = (self.reader.is_build(text) or listed) and not is_creative and not recoveries
+        request = self.reader.read(text, build=building, intent=not building and not is_creative)
+        # a recovery limits the plan unless the command also builds something ("start over" builds nothing)
+        limited = bool(recoveries) and not (self.reader.is_build(text) and named_items)
+        if limited:
             request = request.model_copy(update=_recovery_limits(recoveries))
+        if not building and not is_creative and not limited and request.intent is None:
+            request = request.model_copy(update={"unknown": True})
         return base.model_copy(
             update={
                 "request": request,
@@ -171,14 +176,30 @@ class Classifier:
         body = _DEFINITION_LEAD.sub("", text[found.end() :] if found else "").strip()
         update: dict[str, object] = {"learned_phrase": name, "name_taken": self._is_built_in(name)}
         if body:
-            update["request"] = self.reader.read(
-                body, build=self.reader.names_build(body), ordered_list=self.reader.is_item_list(body)
-            )
+            update["request"] = self._definition(body, creative=base.is_creative)
         elif self.reader.refers_to_last(text):
             update["uses_last_plan"] = "learn"
         else:
             update["question"] = questions.nothing_to_save
         return base.model_copy(update=update)
+
+    def _definition(self, body: str, *, creative: bool) -> PlanRequest:
+        """What a learned name stands for: a build ("a cheese sandwich", "bread, meat, bread"), the
+        steps it names ("pick up the cheese"), or -- only items and words the reader does not know,
+        "lettuce on bread" -- those items and no other; unknown when it names none of these (a
+        creative one stays free)."""
+        building = self.reader.names_build(body)
+        request = self.reader.read(
+            body,
+            build=building,
+            ordered_list=self.reader.is_item_list(body),
+            intent=not building and not creative,
+        )
+        if building or request.intent is not None or creative:
+            return request
+        if self.reader.named_items(body):
+            return self.reader.read(body, build=True)
+        return request.model_copy(update={"unknown": True})
 
     def _is_built_in(self, name: str) -> bool:
         snake = re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")

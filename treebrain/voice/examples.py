@@ -101,6 +101,8 @@ def _passes(command: str, sequence: list[Step], classifier: Classifier, iset: In
     classification = classifier.classify(command)
     if classification.route != "generate" or classification.is_creative or classification.is_learning:
         return False
+    if classification.request.unknown:
+        return False  # nothing says what the command asks: its plan cannot be checked
     if enforce_rules(sequence, iset).changes():
         return False
     return not plan_misses(classification.request, sequence, iset, None)

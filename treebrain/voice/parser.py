@@ -7,8 +7,11 @@ tomato"), several zones in one command -- and ``parser.yaml`` says what a dish n
 wraps its fillings in bread and ends at home). The parser answers only when it is sure: every word of
 the command is explained by a slot, a build word, a recovery pattern or a filler word, and the plan it
 builds passes the same rules and request check as any model's (:func:`parse_command` returns None
-otherwise, and the LLM path runs as before). Nothing here names an item, a zone or a word: all of it
-comes from the data files.
+otherwise, and the LLM path runs as before). A command that builds nothing is answered from the steps
+the request reader reads in it (its intent: "pick up a slice of cheese", "move the tomato to the serving
+plate", "move a little to the left", "wait two seconds then go home", "switch to the right zone") when
+``parser.yaml`` lets the parser answer each of those composites and every word is explained by them or
+the fillers. Nothing here names an item, a zone or a word: all of it comes from the data files.
 """
 
 from __future__ import annotations
@@ -49,6 +52,8 @@ class ParserVocabulary(BaseModel):
 
     dishes: dict[str, Dish] = Field(default_factory=dict)
     filler_words: list[str] = Field(default_factory=list)
+    intents: list[str] = Field(default_factory=list)
+    """Composites the parser answers from a command's intent (the request reader's reading)."""
     confidence: float = Field(default=0.95, gt=0, le=1)
 
 
@@ -70,6 +75,7 @@ class CommandParser:
         self.classifier = classifier
         self.iset: InstructionSet = classifier.iset
         self._fillers = {word.lower() for word in vocabulary.filler_words} | classifier.reader.filler_words()
+        self._intent_fillers = {word.lower() for word in classifier.reader.language.intent_fillers}
         self._recovery = [
             re.compile(item.pattern, re.IGNORECASE) for item in classifier.rules.recovery_patterns
         ]
@@ -78,14 +84,31 @@ class CommandParser:
             re.compile(rf"\b({'|'.join(map(re.escape, dishes))})\b", re.IGNORECASE) if dishes else None
         )
 
-    def unexplained(self, text: str) -> list[str]:
-        """The words of `text` that no slot, build word, recovery pattern or filler explains."""
-        spans = self.classifier.reader.understood_spans(text)
+    def unexplained(self, text: str, *, intent: bool = False) -> list[str]:
+        """The words of `text` that no slot, build word, recovery pattern or filler explains; with
+        `intent`, as a command that builds nothing: the intent's verbs and values, and the language
+        file's intent fillers ("then")."""
+        reader = self.classifier.reader
+        spans = reader.intent_spans(text) if intent else reader.understood_spans(text)
         spans += [found.span() for pattern in self._recovery for found in pattern.finditer(text)]
+        fillers = self._fillers | self._intent_fillers if intent else self._fillers
         blanked = list(text.lower())
         for start, end in spans:
             blanked[start:end] = " " * (end - start)
-        return [word for word in _WORDS.findall("".join(blanked)) if word not in self._fillers]
+        return [word for word in _WORDS.findall("".join(blanked)) if word not in fillers]
+
+    def reads_intent(self, classification: Classification) -> bool:
+        """Whether the command is one the parser answers from its intent: it builds nothing and names
+        only composites ``parser.yaml`` lets the parser answer (or only a speed), with no value left
+        open ("wait a while": the parser would have to choose how long)."""
+        request = classification.request
+        if request.builds or request.intent is None:
+            return False
+        if not request.intent and request.speed is None:
+            return False
+        return all(
+            step.step.instruction in self.vocabulary.intents and not step.vague for step in request.intent
+        )
 
     def parse(
         self, text: str, classification: Classification, active_zone: str | None = None
@@ -93,11 +116,14 @@ class CommandParser:
         """The plan for `text` when the parser is sure of it; None when the LLM should answer."""
         if classification.route != "generate" or classification.is_creative or classification.is_learning:
             return None
-        if self.unexplained(text):
+        by_intent = self.reads_intent(classification)
+        if self.unexplained(text, intent=by_intent):
             return None
         request = classification.request
         if request.builds:
             sequence = self._build_plan(text, request)
+        elif by_intent:
+            sequence = self._intent_plan(request)
         elif classification.is_recovery:
             sequence = _recovery_plan(request)
         else:
@@ -124,6 +150,11 @@ class CommandParser:
             steps += [Step(instruction="add_layer", params={"item": item}) for item in layers]
             steps += [Step(instruction=name) for name in dish.finish]
         return steps
+
+    def _intent_plan(self, request: PlanRequest) -> list[Step]:
+        """The steps the command names, each as often as said, after the speed it says."""
+        steps = [] if request.speed is None else [self._speed_step(request.speed)]
+        return steps + [intent.step for intent in request.intent or [] for _ in range(intent.times)]
 
     def _speed_step(self, speed: SpeedRequest) -> Step:
         """``change_speed`` to the profile said ("slowly"), or to the number said ("at 80 mm/s")."""
@@ -188,6 +219,21 @@ def load_parser(path: str | Path, classifier: Classifier) -> CommandParser:
                         ["dishes", noun, "finish", index],
                         f"{name!r} is not a composite callable without parameters",
                     )
+        for index, name in enumerate(vocabulary.intents):
+            if name not in iset.composites:
+                document.problem(["intents", index], f"{name!r} is not a composite of the instruction set")
+            elif name not in classifier.reader.language.intent_verbs:
+                document.problem(
+                    ["intents", index],
+                    f"{name!r} has no intent_verbs in the language file: no command names it",
+                )
+        dish_nouns = {noun.lower() for noun in classifier.reader.language.dish_nouns}
+        for noun, dish in vocabulary.dishes.items():
+            if (dish.wrap is not None or dish.finish) and noun.lower() not in dish_nouns:
+                document.problem(
+                    ["dishes", noun],
+                    f"{noun!r} adds more than the items said but is not a dish noun of the language file",
+                )
     document.raise_problems()
     assert vocabulary is not None
     return CommandParser(vocabulary, classifier)

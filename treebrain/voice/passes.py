@@ -9,7 +9,10 @@ failed validator call), and only replaces the sequence when its own output passe
 Rules judge steps; :func:`~treebrain.voice.plan_check.plan_misses` judges the plan against what the
 command asked for, which even a clean plan can miss -- a small local model often does. A plan that
 validation had to change, or that misses the request, is worth a pass 3; if pass 3 does not fix it,
-the plan is refused (see :func:`treebrain.voice.result.assemble_result`), not repaired and run.
+the plan is refused (see :func:`treebrain.voice.result.assemble_result`), not repaired and run. A
+command whose request the reader cannot tell (``PlanRequest.unknown``) has nothing to check a plan
+against: a plan that does anything is refused (UNCHECKED), and no pass 3 is asked for, since no
+answer could pass.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ P3_TAG = "[P3 fixed]"
 VALIDATOR_UNPARSEABLE = "LLM validator response unparseable"
 VALIDATOR_FAILED = "LLM validator API error"
 VALIDATOR_UNEXPLAINED = "LLM validator rejected the sequence without naming an issue"
+UNCHECKED = "I could not tell from the command what it asks me to do, so no plan can be checked against it"
 
 
 class Generation(BaseModel):
@@ -102,6 +106,8 @@ class Pass2Outcome(BaseModel):
     """What validation had to change in the plan (a step dropped or rewritten), for the user."""
     misses: list[str] = Field(default_factory=list)
     """What the plan leaves out of the command's request (see :func:`~treebrain.voice.plan_check.plan_misses`)."""
+    unchecked: bool = False
+    """The command's request is unknown: no pass-3 plan that does anything could be checked, so none is asked for."""
 
 
 def review_pass1(
@@ -158,11 +164,12 @@ def review_pass1(
         ran=True,
         changes=changes,
         misses=misses,
+        unchecked=request is not None and request.unknown,
     )
 
 
 def needs_pass3(outcome: Pass2Outcome) -> bool:
-    return bool(outcome.retry_issues)
+    return bool(outcome.retry_issues) and not outcome.unchecked
 
 
 class Pass3Outcome(BaseModel):
@@ -194,7 +201,10 @@ def review_pass3(
 def _misses(
     request: PlanRequest | None, sequence: list[Step], iset: InstructionSet, active_zone: str | None
 ) -> list[str]:
-    return [] if request is None else plan_misses(request, sequence, iset, active_zone)
+    if request is None:
+        return []
+    unchecked = [UNCHECKED] if request.unknown and sequence else []
+    return [*plan_misses(request, sequence, iset, active_zone), *unchecked]
 
 
 def _merged(*lists: list[str]) -> list[str]:

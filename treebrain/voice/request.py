@@ -2,11 +2,14 @@
 
 Rules judge steps; a plan of valid steps can still be the wrong sandwich. So before any LLM call the
 command is read for its requirements: the items each zone must get and how many ("three layers of
-cheese", "a cheese sandwich on the left and a ham one on the right"), the items it excludes
-("without tomato"), the speed it asks for ("nice and slow"), and, for a recovery, the only
-instructions it allows. :func:`plan_misses` then checks any plan (the phrase bank's, the model's,
-pass 3's) against them; a miss is fed back to the model once, and a plan that still misses is
-refused, never executed. The words come from ``language.yaml`` and the instruction set, not code.
+cheese", "a cheese sandwich on the left and a ham one on the right"; without a dish, "more bread",
+exactly those items), the items it excludes ("without tomato"), the speed it asks for ("nice and
+slow"), for a recovery the only instructions it allows, and for a command that builds nothing the
+steps it names ("pick up the cheese", "wait two seconds then go home": its *intent*). :func:`plan_misses`
+then checks any plan (the phrase bank's, the model's, pass 3's) against them; a miss is fed back to
+the model once, and a plan that still misses is refused, never executed. A command the reader cannot
+tell is marked ``unknown``: nothing checks a plan for it, so a model's plan for it is refused. The
+words come from ``language.yaml`` and the instruction set, not code.
 """
 
 from __future__ import annotations
@@ -17,11 +20,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
+from rapidfuzz import fuzz, process
 
 from treebrain.documents import Document, PathPart, read_document
 from treebrain.voice.isa import InstructionSet
+from treebrain.voice.steps import ParamValue, Step
 
 _WORD = re.compile(r"[a-z0-9']+|[,;:&]")
+_MIN_FUZZY_LENGTH = 5  # shorter words are too alike to call one a misspelling of another
 _MM_PER_S = re.compile(r"\b(\d+(?:\.\d+)?)\s*(?:mm/s|mm per second|millimet(?:er|re)s? (?:per|a) second)\b")
 
 
@@ -52,6 +58,14 @@ class Language(BaseModel):
 
     build_words: list[str]
     build_nouns: list[str] = Field(default_factory=list)
+    dish_nouns: list[str] = Field(default_factory=list)
+    """Nouns of a dish, which adds more than the items said."""
+    dish_noun_similarity: float = Field(default=85, ge=0, le=100)
+    """A word this similar to a dish noun (rapidfuzz ratio) is that noun misspelt ("sandwhich")."""
+    layer_words: list[str] = Field(default_factory=list)
+    """Words that make a build without a dish each item once unless counted ("put cheese on the left")."""
+    build_composites: list[str] | None = None
+    """The only composites a build may use (None: any)."""
     removal_words: list[str] = Field(default_factory=list)
     negation_words: list[str] = Field(default_factory=list)
     list_connectors: list[str] = Field(default_factory=list)
@@ -59,8 +73,20 @@ class Language(BaseModel):
     count_words: dict[str, int] = Field(default_factory=dict)
     count_nouns: list[str] = Field(default_factory=list)
     times_words: dict[str, int] = Field(default_factory=dict)
+    number_words: dict[str, float] = Field(default_factory=dict)
+    length_units: dict[str, float] = Field(default_factory=dict)
+    time_units: dict[str, float] = Field(default_factory=dict)
+    repeat_units: list[str] = Field(default_factory=list)
+    vague_durations: list[str] = Field(default_factory=list)
+    """Durations without a number ("a while"): a wait whose length the command leaves open."""
+    direction_words: dict[str, str] = Field(default_factory=dict)
+    intent_verbs: dict[str, list[str]] = Field(default_factory=dict)
+    """Per composite of the instruction set, the verbs (regular expressions) that start a clause asking for it."""
+    intent_fillers: list[str] = Field(default_factory=list)
+    """Words a clause of a command that builds nothing may say besides its verb and values ("then", "to")."""
     speed_words: dict[str, str] = Field(default_factory=dict)
     normal_speed: str = "normal"
+    speed_number_patterns: list[str] = Field(default_factory=list)
     vague_places: list[str] = Field(default_factory=list)
     unknown_zone_patterns: list[str] = Field(default_factory=list)
     generic_name_words: list[str] = Field(default_factory=list)
@@ -83,6 +109,9 @@ class ZoneBuild(BaseModel):
     """Items whose count was said ("three layers of cheese"): that many, no more."""
     order: list[str] | None = None
     """The exact layers, bottom first, when the command lists them ("bread, meat, cheese, bread")."""
+    only: bool = False
+    """No dish was said ("put cheese on the left", "more bread", "a stack of bread"): these items, no
+    other, and -- naming no zone -- in the zone the arm is building in."""
 
 
 class SpeedRequest(BaseModel):
@@ -94,6 +123,21 @@ class SpeedRequest(BaseModel):
     mm_s: float
     slower: bool | None
     """True: at most `mm_s`; False: at least; None: exactly (a number was said)."""
+
+
+class IntentStep(BaseModel):
+    """One step a command that builds nothing asks for: a composite with the parameters the command
+    said (the others are free), maybe several times ("wait one second, three times")."""
+
+    model_config = ConfigDict(frozen=True)
+
+    step: Step
+    times: int = Field(default=1, ge=1)
+    vague: list[str] = Field(default_factory=list)
+    """Parameters the command speaks of without a value ("wait a while"): free, but said."""
+
+    def describe(self) -> str:
+        return self.step.short() + (f" {self.times} times" if self.times > 1 else "")
 
 
 class PlanRequest(BaseModel):
@@ -110,6 +154,12 @@ class PlanRequest(BaseModel):
     """A recovery: instructions the plan must not use ("go home" never clears the assembly)."""
     required: list[str] = Field(default_factory=list)
     """A recovery: instructions the plan must use."""
+    intent: list[IntentStep] | None = None
+    """A command that builds nothing: exactly these steps in this order (a ``change_speed`` first when
+    a speed was said; [] when only a speed was). None: the command names no steps the reader could tell."""
+    unknown: bool = False
+    """Nothing above says what the command asks for (no build, no intent, no recovery limits): no plan
+    can be checked against it, so a model's plan for it is refused, never run unchecked."""
 
     @property
     def names_zones(self) -> bool:
@@ -142,6 +192,9 @@ def describe_request(request: PlanRequest) -> list[str]:
         lines.append(f"never use: {', '.join(request.forbidden)}")
     if request.required:
         lines.append(f"include: {', '.join(request.required)}")
+    if request.intent is not None:
+        steps = ", ".join(step.describe() for step in request.intent)
+        lines.append(f"do exactly this and nothing else: {steps or 'change_speed only'}")
     return lines
 
 
@@ -152,6 +205,27 @@ class _Mention:
     name: str
 
 
+@dataclass(frozen=True)
+class _Verb:
+    """A verb of the command and the composites a clause it starts may ask for."""
+
+    start: int
+    end: int
+    names: list[str]
+
+
+@dataclass(frozen=True)
+class _Slot:
+    """A parameter value a clause says: its kind (an instruction-set parameter kind, or ``times``)."""
+
+    start: int
+    end: int
+    kind: str
+    value: ParamValue
+    filler: bool = False
+    """Only filler words ("some" is a distance alias): never a reason a composite does not fit."""
+
+
 class RequestReader:
     """Compiled word lists of one ``language.yaml`` for one instruction set."""
 
@@ -160,12 +234,17 @@ class RequestReader:
         self.iset = iset
         self._build = _any_of(language.build_words)
         self._removal = _any_of(language.removal_words)
-        self._build_nouns = _phrases(language.build_nouns)
+        self._build_nouns = _phrases([*language.build_nouns, *language.dish_nouns])
+        self._dishes = _phrases(language.dish_nouns)
+        self._layer_words = _any_of(language.layer_words)
         self._negations = _phrases(language.negation_words)
         self._everything = _phrases(language.all_items_words)
         self._items = _phrases(iset.item_names_by_alias(), plural=True)
         self._zones = [(zone_pattern(alias), zone) for alias, zone in iset.zone_names_by_alias().items()]
         self._speeds = _phrases(language.speed_words)
+        self._speed_numbers = [_MM_PER_S] + [
+            re.compile(pattern, re.IGNORECASE) for pattern in language.speed_number_patterns
+        ]
         self._references = _phrases(language.reference_words)
         self._connectors = {word.lower() for word in language.list_connectors}
         self._count_nouns = {word.lower() for word in language.count_nouns}
@@ -180,13 +259,54 @@ class RequestReader:
             (re.compile(motion.pattern, re.IGNORECASE), motion.name)
             for motion in language.unsupported_motions
         ]
+        locations = {name.replace("_", " "): name for name in iset.locations}
+        for name, place in iset.locations.items():
+            locations.update({alias.lower(): name for alias in place.aliases})
+        self._locations = _phrases(locations)
+        directions = {name: name for name in iset.directions} | dict(language.direction_words)
+        self._directions = [
+            (re.compile(rf"(?:\b(?:to|towards)\s+(?:the\s+)?)?\b{_spaced(word)}\b", re.IGNORECASE), name)
+            for word, name in directions.items()
+        ]
+        self._distances = _phrases({alias: alias for alias in iset.distance_aliases})
+        self._vague_durations = _phrases(language.vague_durations)
+        self._numbers = {
+            word.lower(): float(value)
+            for word, value in {**language.count_words, **language.number_words}.items()
+        }
+        self._quantity = _quantity_pattern(
+            self._numbers, [*language.length_units, *language.time_units, *language.repeat_units]
+        )
+        self._intent_fillers = self.filler_words() | {word.lower() for word in language.intent_fillers}
+        self._verbs = [
+            (re.compile(pattern, re.IGNORECASE), composite)
+            for composite, patterns in language.intent_verbs.items()
+            for pattern in patterns
+        ]
 
     # what kind of command ---------------------------------------------------------------------------
     def is_build(self, text: str) -> bool:
-        """A plain build: a build word or noun ("a cheese sandwich on the left") and no word that
-        moves or removes things."""
+        """A plain build: a build word or noun ("a cheese sandwich on the left"), no word that moves
+        or removes things, and no location of the cell ("put the tomato on the serving plate" moves it
+        there; the verb of "go home" names none)."""
         building = _found(self._build, text) or bool(_mentions(self._build_nouns, text))
-        return building and not _found(self._removal, text)
+        if not building or _found(self._removal, text):
+            return False
+        return not _mentions(
+            self._locations, _blanked(text, [(v.start, v.end) for v in self._verb_spans(text)])
+        )
+
+    def names_dish(self, text: str) -> bool:
+        """Whether `text` names a dish ("sandwich"), maybe misspelt ("sandwhich")."""
+        if _mentions(self._dishes, text):
+            return True
+        nouns = [noun.lower() for noun in self.language.dish_nouns]
+        cutoff = self.language.dish_noun_similarity
+        return any(
+            process.extractOne(word, nouns, scorer=fuzz.ratio, score_cutoff=cutoff) is not None
+            for word in _WORD.findall(text.lower())
+            if len(word) >= _MIN_FUZZY_LENGTH
+        )
 
     def names_build(self, text: str) -> bool:
         """Whether a definition's body is something to build (a build word or noun, or only items)."""
@@ -242,28 +362,181 @@ class RequestReader:
         phrases: list[Phrases] = [self._items, self._zones, self._speeds, self._negations]
         phrases += [self._everything, self._build_nouns, self._times]
         patterns = [pattern for group in phrases for pattern, _ in group]
-        patterns += [pattern for pattern in (self._build, _MM_PER_S) if pattern is not None]
+        patterns += [pattern for pattern in (self._build, *self._speed_numbers) if pattern is not None]
         return [found.span() for pattern in patterns for found in pattern.finditer(text.lower())]
+
+    def intent_spans(self, text: str) -> list[tuple[int, int]]:
+        """Where `text` says what an intent reads: the verbs of the composites, items, locations,
+        zones, directions, distances, durations, counts and speeds (the parser, for a command that
+        builds nothing)."""
+        phrases: list[Phrases] = [self._items, self._zones, self._speeds, self._locations]
+        phrases += [self._directions, self._distances, self._times]
+        patterns = [pattern for group in phrases for pattern, _ in group]
+        patterns += [pattern for pattern in (self._quantity, *self._speed_numbers) if pattern is not None]
+        spans = [found.span() for pattern in patterns for found in pattern.finditer(text.lower())]
+        return spans + [(verb.start, verb.end) for verb in self._verb_spans(text)]
 
     def filler_words(self) -> set[str]:
         """Words that only join or count what is said: connectors, count words and count nouns."""
         return self._connectors | self._count_nouns | set(self.language.count_words)
 
     # what it asks for -------------------------------------------------------------------------------
-    def read(self, text: str, *, build: bool, ordered_list: bool = False) -> PlanRequest:
+    def read(
+        self, text: str, *, build: bool, ordered_list: bool = False, intent: bool = False
+    ) -> PlanRequest:
         """The requirements of `text`. `build` says whether its items are to be added (a plain build
-        or a definition); `ordered_list` that its items are the exact layers in order."""
+        or a definition); `ordered_list` that its items are the exact layers in order; `intent` that
+        a command building nothing is read for the steps it names."""
         items = _mentions(self._items, text)
         excluded = self._excluded(text, items)
         wanted = [mention for mention in items if mention.name not in excluded]
         builds: list[ZoneBuild] = []
+        says_everything = bool(_mentions(self._everything, text))
         if build:
             everything = [name for name in self.iset.valid_items() if name not in excluded]
-            if _mentions(self._everything, text):
+            if says_everything:
                 named = {mention.name for mention in wanted}
                 wanted += [_Mention(len(text), len(text), name) for name in everything if name not in named]
-            builds = self._builds(text, wanted, ordered_list)
-        return PlanRequest(builds=builds, excluded=sorted(excluded), speed=self._speed(text))
+            only = not (says_everything or ordered_list or self.names_dish(text))
+            once = only and (_found(self._layer_words, text) or self.is_item_list(text))
+            builds = self._builds(text, wanted, ordered_list, only, once)
+        request = PlanRequest(builds=builds, excluded=sorted(excluded), speed=self._speed(text))
+        if builds and self.language.build_composites is not None:
+            request = request.model_copy(update={"allowed": list(self.language.build_composites)})
+        if intent and not build and not excluded and not _mentions(self._negations, text):
+            request = request.model_copy(update={"intent": self.read_intent(text)})
+        return request
+
+    # the steps a command that builds nothing names -----------------------------------------------
+    def read_intent(self, text: str) -> list[IntentStep] | None:
+        """The steps `text` names, clause by clause (``language.yaml``, ``intent_verbs``); [] when it
+        says only a speed; None when the reader cannot tell: no verb, a clause no composite (or more
+        than one) fits, something said before the first verb."""
+        verbs = self._verb_spans(text)
+        speeds = [(m.start, m.end) for m in _mentions(self._speeds, text)]
+        speeds += [
+            found.span() for pattern in self._speed_numbers for found in pattern.finditer(text.lower())
+        ]
+        plain = _blanked(text, [*((v.start, v.end) for v in verbs), *speeds])
+        slots = self._slots(plain)
+        start = verbs[0].start if verbs else 0
+        said = _WORD.findall(_blanked(plain, [(slot.start, slot.end) for slot in slots])[start:].lower())
+        if any(word not in self._intent_fillers and word not in ",;:&" for word in said):
+            return None  # a word the reader does not know: it cannot tell what the command asks
+        if not verbs:
+            return [] if speeds and not slots else None
+        if any(slot.start < verbs[0].start and not slot.filler for slot in slots):
+            return None
+        steps: list[IntentStep] = []
+        for index, verb in enumerate(verbs):
+            end = verbs[index + 1].start if index + 1 < len(verbs) else len(text)
+            clause = [slot for slot in slots if verb.end <= slot.start and slot.end <= end]
+            fits = [step for name in verb.names if (step := self._fit(name, clause)) is not None]
+            if len(fits) != 1:
+                return None
+            steps.append(fits[0])
+        return steps
+
+    def _verb_spans(self, text: str) -> list[_Verb]:
+        """The verbs of `text`, longest first and not overlapping, each with every composite it may start."""
+        found = sorted(
+            (
+                (match.start(), match.end(), name)
+                for pattern, name in self._verbs
+                for match in pattern.finditer(text)
+            ),
+            key=lambda entry: -(entry[1] - entry[0]),
+        )
+        verbs: list[_Verb] = []
+        for start, end, name in found:
+            same = next((verb for verb in verbs if (verb.start, verb.end) == (start, end)), None)
+            if same is not None:
+                if name not in same.names:
+                    same.names.append(name)
+            elif not any(start < verb.end and verb.start < end for verb in verbs):
+                verbs.append(_Verb(start, end, [name]))
+        return sorted(verbs, key=lambda verb: verb.start)
+
+    def _slots(self, text: str) -> list[_Slot]:
+        """Every value `text` says, of every parameter kind (overlapping ones too: a clause's
+        composite decides which reading it takes)."""
+        lowered = text.lower()
+        slots = [_Slot(m.start, m.end, "item", m.name) for m in _mentions(self._items, text)]
+        slots += [_Slot(m.start, m.end, "location", m.name) for m in _mentions(self._locations, text)]
+        slots += [
+            _Slot(found.start(), found.end(), "zone", zone)
+            for pattern, zone in self._zones
+            for found in pattern.finditer(text)
+        ]
+        slots += [
+            _Slot(found.start(), found.end(), "direction", name)
+            for pattern, name in self._directions
+            for found in pattern.finditer(text)
+        ]
+        fillers = self.filler_words()
+        slots += [
+            _Slot(m.start, m.end, "distance", m.name, all(w in fillers for w in _WORD.findall(m.name)))
+            for m in _mentions(self._distances, text)
+        ]
+        if self._quantity is not None:
+            for found in self._quantity.finditer(lowered):
+                slot = self._quantity_slot(found)
+                if slot is not None:
+                    slots.append(slot)
+        slots += [_Slot(m.start, m.end, "seconds", None) for m in _mentions(self._vague_durations, text)]
+        for mention in _mentions(self._times, text):
+            slots.append(_Slot(mention.start, mention.end, "times", self.language.times_words[mention.name]))
+        for slot in [slot for slot in slots if slot.kind == "item"]:
+            count = self._count_before(text, _Mention(slot.start, slot.end, str(slot.value)))
+            if count is not None:
+                slots.append(_Slot(slot.start, slot.start, "times", count))
+        return slots
+
+    def _quantity_slot(self, found: re.Match[str]) -> _Slot | None:
+        amount = _number_value(found.group("number"), self._numbers)
+        unit = found.group("unit")
+        if amount is None:
+            return None
+        start, end = found.span()
+        if unit in self.language.length_units:
+            millimetres = amount * self.language.length_units[unit]
+            return _Slot(
+                start, end, "distance", int(millimetres) if millimetres.is_integer() else millimetres
+            )
+        if unit in self.language.time_units:
+            seconds = amount * self.language.time_units[unit]
+            return _Slot(start, end, "seconds", int(seconds) if seconds.is_integer() else seconds)
+        return _Slot(start, end, "times", int(amount)) if amount >= 1 and amount.is_integer() else None
+
+    def _fit(self, composite: str, clause: list[_Slot]) -> IntentStep | None:
+        """`composite` with the clause's values, when they fill exactly its parameters."""
+        signature = self.iset.signature(composite)
+        if signature is None:
+            return None
+        kinds: set[str] = {spec.kind for spec in signature.values()}
+        taken: list[_Slot] = []
+        for slot in sorted(clause, key=lambda s: (-(s.end - s.start), s.kind not in kinds)):
+            if slot.start == slot.end or not any(slot.start < o.end and o.start < slot.end for o in taken):
+                taken.append(slot)
+        if any(slot.kind not in kinds and slot.kind != "times" and not slot.filler for slot in taken):
+            return None
+        params: dict[str, ParamValue] = {}
+        vague: list[str] = []
+        for name, spec in signature.items():
+            said = [slot for slot in taken if slot.kind == spec.kind]
+            if len(said) > 1:
+                return None
+            if said and said[0].value is None:
+                vague.append(name)
+            elif said:
+                params[name] = said[0].value
+            elif spec.required:
+                return None
+        times = [slot for slot in taken if slot.kind == "times"]
+        if len(times) > 1:
+            return None
+        count = int(times[0].value) if times and isinstance(times[0].value, int | float) else 1
+        return IntentStep(step=Step(instruction=composite, params=params), times=max(count, 1), vague=vague)
 
     def _excluded(self, text: str, items: Sequence[_Mention]) -> set[str]:
         """Items in the scope of a negation: the list of items right after the negation word."""
@@ -281,7 +554,9 @@ class RequestReader:
                 position = mention.end
         return excluded
 
-    def _builds(self, text: str, wanted: list[_Mention], ordered_list: bool) -> list[ZoneBuild]:
+    def _builds(
+        self, text: str, wanted: list[_Mention], ordered_list: bool, only: bool, once: bool
+    ) -> list[ZoneBuild]:
         zones = sorted(
             (
                 _Mention(found.start(), found.end(), zone)
@@ -291,24 +566,33 @@ class RequestReader:
             key=lambda mention: mention.start,
         )
         if not zones:
-            return [self._zone_build(None, text, wanted, ordered_list)] if wanted else []
+            return [self._zone_build(None, text, wanted, ordered_list, only, once)] if wanted else []
         leading = not wanted or zones[0].start < min(mention.start for mention in wanted)
         groups: dict[str, list[_Mention]] = {zone.name: [] for zone in zones}
         for mention in wanted:
             groups[_owner(mention, zones, leading).name].append(mention)
         return [
-            self._zone_build(zone, text, mentions, ordered_list)
+            self._zone_build(zone, text, mentions, ordered_list, only, once)
             for zone, mentions in groups.items()
             if mentions
         ]
 
     def _zone_build(
-        self, zone: str | None, text: str, mentions: list[_Mention], ordered_list: bool
+        self,
+        zone: str | None,
+        text: str,
+        mentions: list[_Mention],
+        ordered_list: bool,
+        only: bool = False,
+        once: bool = False,
     ) -> ZoneBuild:
+        """`only`: no other item; `once`: each item said is one layer unless counted ("more bread")."""
         counts: dict[str, int] = {}
         exact: list[str] = []
         for mention in mentions:
             said = self._count(text, mention)
+            if said is None and once:
+                said = 1
             if said is None:
                 counts.setdefault(mention.name, 1)
                 continue
@@ -321,24 +605,33 @@ class RequestReader:
         if order is not None:
             counts = {name: order.count(name) for name in order}
             exact = list(counts)
-        return ZoneBuild(zone=zone, items=counts, exact=exact, order=order)
+        return ZoneBuild(zone=zone, items=counts, exact=exact, order=order, only=only)
 
     def _count(self, text: str, mention: _Mention) -> int | None:
         """A count said right before the item ("three layers of", "double") or after it ("twice")."""
+        before = self._count_before(text, mention)
+        if before is not None:
+            return before
+        after = text[mention.end :]
+        times = next((m for m in _mentions(self._times, after) if not after[: m.start].strip()), None)
+        return self.language.times_words[times.name] if times is not None else None
+
+    def _count_before(self, text: str, mention: _Mention) -> int | None:
+        """A count said right before the item ("three layers of", "double")."""
         before = _WORD.findall(text[: mention.start].lower())
         for word in reversed(before[-4:]):
             if word in self.language.count_words:
                 return self.language.count_words[word]
             if word not in self._count_nouns and word not in ("the", "a", "an"):
                 break
-        after = text[mention.end :]
-        times = next((m for m in _mentions(self._times, after) if not after[: m.start].strip()), None)
-        return self.language.times_words[times.name] if times is not None else None
+        return None
 
     def _speed(self, text: str) -> SpeedRequest | None:
-        number = _MM_PER_S.search(text.lower())
-        if number is not None:
-            return SpeedRequest(words=number.group(0), mm_s=float(number.group(1)), slower=None)
+        for pattern in self._speed_numbers:
+            number = pattern.search(text.lower())
+            if number is not None:
+                said = number.group("mm_s") if "mm_s" in pattern.groupindex else number.group(1)
+                return SpeedRequest(words=number.group(0), mm_s=float(said), slower=None)
         said = _mentions(self._speeds, text)
         if not said:
             return None
@@ -357,6 +650,7 @@ def load_request_reader(path: str | Path, iset: InstructionSet) -> RequestReader
     if language is not None:
         for section in (
             "build_words",
+            "layer_words",
             "removal_words",
             "vague_places",
             "unknown_zone_patterns",
@@ -364,7 +658,13 @@ def load_request_reader(path: str | Path, iset: InstructionSet) -> RequestReader
         ):
             for index, pattern in enumerate(getattr(language, section)):
                 check_pattern(document, [section, index], pattern)
-        for section, group in (("unknown_zone_patterns", "place"), ("named_plan_patterns", "name")):
+        for index, pattern in enumerate(language.speed_number_patterns):
+            check_pattern(document, ["speed_number_patterns", index], pattern)
+        for section, group in (
+            ("unknown_zone_patterns", "place"),
+            ("named_plan_patterns", "name"),
+            ("speed_number_patterns", "mm_s"),
+        ):
             for index, pattern in enumerate(getattr(language, section)):
                 if f"(?P<{group}>" not in pattern:
                     document.problem([section, index], f"the pattern needs a (?P<{group}>...) group")
@@ -374,6 +674,19 @@ def load_request_reader(path: str | Path, iset: InstructionSet) -> RequestReader
             if profile not in iset.speed_profiles:
                 document.problem(
                     ["speed_words", word], f"{profile!r} is not a speed profile of the instruction set"
+                )
+        for index, name in enumerate(language.build_composites or []):
+            if name not in iset.composites:
+                document.problem(["build_composites", index], f"{name!r} is not a composite")
+        for name, patterns in language.intent_verbs.items():
+            if name not in iset.composites:
+                document.problem(["intent_verbs", name], f"{name!r} is not a composite")
+            for index, pattern in enumerate(patterns):
+                check_pattern(document, ["intent_verbs", name, index], pattern)
+        for word, direction in language.direction_words.items():
+            if direction not in iset.directions:
+                document.problem(
+                    ["direction_words", word], f"{direction!r} is not a direction of the instruction set"
                 )
     document.raise_problems()
     assert language is not None
@@ -426,6 +739,51 @@ def _mentions(phrases: Phrases, text: str) -> list[_Mention]:
             if not any(found.start() < other.end and other.start < found.end() for other in taken):
                 taken.append(_Mention(found.start(), found.end(), name))
     return sorted(taken, key=lambda mention: mention.start)
+
+
+def _blanked(text: str, spans: Iterable[tuple[int, int]]) -> str:
+    """`text` with the given spans replaced by spaces (positions kept)."""
+    chars = list(text)
+    for start, end in spans:
+        chars[start:end] = " " * (end - start)
+    return "".join(chars)
+
+
+def _quantity_pattern(numbers: Mapping[str, float], units: Iterable[str]) -> re.Pattern[str] | None:
+    """A number (digits, or number words: "three hundred and twenty") followed by one of `units`."""
+    unit_words = sorted({unit.lower() for unit in units}, key=len, reverse=True)
+    if not unit_words:
+        return None
+    word = "|".join(re.escape(name) for name in sorted(numbers, key=len, reverse=True))
+    spoken = rf"(?:{word})(?:(?:\s+and\s+|\s+|-)(?:{word}))*\s+" if word else ""
+    number = r"\d+(?:\.\d+)?\s*" + (f"|{spoken}" if spoken else "")
+    unit = "|".join(re.escape(name) for name in unit_words)
+    return re.compile(
+        rf"(?<![\w'.])(?P<number>{number})(?P<unit>{unit})(?![\w/'])(?!\s+(?:per|a)\s+second)", re.IGNORECASE
+    )
+
+
+def _number_value(said: str, numbers: Mapping[str, float]) -> float | None:
+    """The value of digits or number words ("three hundred and twenty" is 320)."""
+    said = said.strip().lower()
+    try:
+        return float(said)
+    except ValueError:
+        pass
+    total = current = 0.0
+    for word in re.split(r"[\s-]+", said):
+        if word == "and":
+            continue
+        value = numbers.get(word)
+        if value is None:
+            return None
+        if value >= 100:
+            current = max(current, 1.0) * value
+            if value >= 1000:
+                total, current = total + current, 0.0
+        else:
+            current += value
+    return total + current
 
 
 def _spaced(phrase: str) -> str:

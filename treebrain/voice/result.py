@@ -21,7 +21,7 @@ from treebrain.voice.classify import Classification
 from treebrain.voice.creative import CreativeAssignment
 from treebrain.voice.isa import InstructionSet
 from treebrain.voice.parser import ParsedPlan
-from treebrain.voice.passes import Generation, Pass2Outcome, Pass3Outcome
+from treebrain.voice.passes import UNCHECKED, Generation, Pass2Outcome, Pass3Outcome
 from treebrain.voice.phrase_bank import PhraseMatch
 from treebrain.voice.steps import Step
 
@@ -257,11 +257,18 @@ def assemble_result(
     feedback = generation.user_feedback
     refusal = None
     unresolved = [] if fixed else [issue for issue in pass2.retry_issues if issue not in pass2.misses]
-    if not fixed and pass2.misses:
-        refusal = f"I could not plan what you asked ({'; '.join(pass2.misses)}), so I did nothing."
+    misses = [miss for miss in pass2.misses if miss != UNCHECKED]
+    if not fixed and misses:
+        refusal = f"I could not plan what you asked ({'; '.join(misses)}), so I did nothing."
     elif unresolved and repair == "refuse":
         what = "; ".join(pass2.changes) if pass2.changes else "; ".join(unresolved)
         refusal = f"I would have had to change the plan ({what}): nothing was done."
+    elif not fixed and UNCHECKED in pass2.misses:
+        steps = ", ".join(step.short() for step in sequence)
+        refusal = (
+            f"I could not tell what you asked me to do, so I cannot check the plan ({steps}) against it: "
+            "nothing was done. Please say it in other words."
+        )
     elif unresolved:
         confidence = min(confidence, round(strict_threshold - 0.01, 2))
     elif not sequence:

@@ -172,7 +172,8 @@ class Classify(VoiceLeaf):
 
 class MatchPhrase(VoiceLeaf):
     """The phrase-bank fast path: SUCCESS with the result on a confident hit that does what the
-    command asks (a close phrase without its "slowly" or "on the left" is no hit), FAILURE otherwise."""
+    command asks (a close phrase without its "slowly" or "on the left" is no hit; a command whose
+    request the reader cannot tell takes only an exact phrase), FAILURE otherwise."""
 
     type_name = "voice.match_phrase"
     inputs = {
@@ -193,6 +194,9 @@ class MatchPhrase(VoiceLeaf):
             self.feedback_message = "no known phrase"
             return Status.FAILURE
         classification: Classification = self.read("classification")
+        if classification.request.unknown and match.score < 100:
+            self.feedback_message = f"{match.phrase!r} is close, but the command cannot be checked against it"
+            return Status.FAILURE
         misses = plan_misses(classification.request, match.sequence, self.kit.iset, self.read("active_zone"))
         if misses:
             self.feedback_message = f"{match.phrase!r} is close but {'; '.join(misses)}"

@@ -16,6 +16,7 @@ from treebrain.voice.classify import Classification
 from treebrain.voice.passes import (
     Generation,
     Pass2Outcome,
+    needs_pass3,
     parse_generation,
     read_review,
     review_pass1,
@@ -174,7 +175,8 @@ class Review(VoiceLeaf):
             active_zone=self.read("active_zone"),
         )
         self.write("pass2", outcome)
-        self.write("retry_issues", outcome.retry_issues)
+        # an unchecked command gets no pass 3: no plan that does anything could be checked
+        self.write("retry_issues", outcome.retry_issues if needs_pass3(outcome) else [])
         self.feedback_message = f"{len(outcome.issues)} issue(s)" if outcome.issues else "valid"
         return Status.SUCCESS
 
