@@ -50,6 +50,8 @@ class ResultLog:
         }
         self._file: Any = None
         self._synced = 0.0
+        self._cases = 0
+        """Finished cases the log holds (resumed ones and those appended since)."""
 
     def open(self, resume: bool) -> dict[int, CaseResult]:
         """Start the log, or with `resume` continue it: the finished cases, by index."""
@@ -66,6 +68,7 @@ class ResultLog:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.path.write_text(json.dumps(self.header) + "\n", encoding="utf-8")
         self._file = self.path.open("a", encoding="utf-8")
+        self._cases = len(finished)
         return finished
 
     def _read(self) -> dict[int, CaseResult]:
@@ -99,6 +102,7 @@ class ResultLog:
         SYNC_EVERY_S, so that a fast suite does not wait on the disk after every case."""
         self._file.write(json.dumps(result.to_json()) + "\n")
         self._file.flush()
+        self._cases += 1
         if time.monotonic() - self._synced >= SYNC_EVERY_S:
             os.fsync(self._file.fileno())
             self._synced = time.monotonic()
@@ -125,14 +129,15 @@ class ResultLog:
 
     def close(self, complete: bool) -> None:
         """Keep the log of an interrupted run that finished something; remove it when the run is
-        complete, or when it holds no case at all (a suite that could not open), so that running
-        the same command again does not ask for --resume."""
+        complete, or when this run opened it and it holds no case at all (a suite that could not
+        open), so that running the same command again does not ask for --resume."""
+        opened = self._file is not None
         if self._file is not None:
             self._file.flush()
             os.fsync(self._file.fileno())
             self._file.close()
             self._file = None
-        if complete or (self.path.exists() and len(self.path.read_bytes().splitlines()) <= 1):
+        if complete or (opened and self._cases == 0):
             self.path.unlink(missing_ok=True)
 
 
