@@ -24,7 +24,8 @@ from treebrain.kg.queries import (
     placed_by,
     unattributed,
 )
-from treebrain.sessions.kitchen import DEFAULT_ROBOT, robot_settings
+from treebrain.sessions.kitchen import DEFAULT_ROBOT
+from treebrain.trees import robot_settings
 
 
 def open_saved_graph(args: argparse.Namespace) -> KitchenGraphService:

@@ -7,7 +7,6 @@ from pathlib import Path
 
 from py_trees.common import Status
 
-from treebrain.behaviours.context import RobotSettings
 from treebrain.behaviours.kg.service import KitchenGraphService, kitchen_paths
 from treebrain.behaviours.llm.service import LLMService, choose_default_profile, robot_llm_section
 from treebrain.errors import InputError
@@ -15,20 +14,11 @@ from treebrain.kg.graph import KitchenGraph
 from treebrain.kg.models import Narration
 from treebrain.kg.pipeline import NarrationOutcome
 from treebrain.kg.scripted import KitchenProviders
-from treebrain.trees import compile_file, load_tree
+from treebrain.trees import load_tree
 
 NO_LLM = "none"
 #: The kitchen robot file of this checkout, so the commands work from any folder.
 DEFAULT_ROBOT = Path(__file__).resolve().parents[2] / "config" / "robots" / "kitchen.yaml"
-
-
-def robot_settings(robot: Path) -> RobotSettings:
-    """The robot file's settings, compiled without loading its tree."""
-    compiled = compile_file(robot)
-    compiled.raise_for_problems()
-    if compiled.robot is None:
-        raise InputError.single("expected a robot file (with 'robot:' and 'tree:'), got a tree file", robot)
-    return compiled.robot.settings
 
 
 class NarrationFailed(RuntimeError):

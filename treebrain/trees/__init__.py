@@ -5,6 +5,7 @@ from treebrain.trees.loader import (
     build_tree,
     compile_file,
     load_tree,
+    robot_settings,
     shared_registry,
     validate_file,
 )
@@ -16,6 +17,7 @@ __all__ = [
     "build_tree",
     "compile_file",
     "load_tree",
+    "robot_settings",
     "shared_registry",
     "validate_file",
 ]

@@ -163,3 +163,12 @@ def load_tree(
     """Load a robot or tree file into a ready tree, or raise :class:`InputError` listing every problem."""
     compiled = compile_file(path, overrides=overrides, values=values, registry=registry)
     return build_tree(compiled, clock=clock, substitute=substitute)
+
+
+def robot_settings(robot: Path) -> RobotSettings:
+    """The robot file's settings, compiled without loading its tree."""
+    compiled = compile_file(robot)
+    compiled.raise_for_problems()
+    if compiled.robot is None:
+        raise InputError.single("expected a robot file (with 'robot:' and 'tree:'), got a tree file", robot)
+    return compiled.robot.settings

@@ -26,7 +26,8 @@ from treebrain.kg.graph import KitchenGraph
 from treebrain.kg.models import Narration
 from treebrain.kg.pipeline import NarrationOutcome
 from treebrain.kg.stories import LoadedStory, StoryReport, StoryScore, load_stories, run_story, story_markdown
-from treebrain.sessions.kitchen import DEFAULT_ROBOT, NO_LLM, KitchenSession, robot_settings, run_options
+from treebrain.sessions.kitchen import DEFAULT_ROBOT, NO_LLM, KitchenSession, run_options
+from treebrain.trees import robot_settings
 
 MISMATCHES_SHOWN = 20
 FINDINGS = ("wrong", "invented", "duplicates", "misattributed", "lost")

@@ -8,7 +8,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from treebrain.behaviours.llm.service import LLMService
+from treebrain.behaviours.llm.service import robot_llm_section
 from treebrain.errors import InputError
 from treebrain.evaluation.cases import Case, CaseResult, Outcome, Suite, config_root, relative_to_cwd
 from treebrain.evaluation.trees import WRITER, llm_usage, run_to_end, spent, with_profile
@@ -21,7 +21,7 @@ from treebrain.tdl.report import ValidationLevel, VVReport
 from treebrain.tdl.robots import load_robot_spec, robot_names
 from treebrain.tdl.semantic import SemanticOutcome
 from treebrain.tdl.tables import ablation_markdown, evaluation_markdown
-from treebrain.trees import TreebrainTree, load_tree
+from treebrain.trees import TreebrainTree, load_tree, robot_settings
 
 EVALUATOR = default_config_dir().parent / "robots" / "vv_eval.yaml"
 DATASET_SEED = 7
@@ -207,11 +207,7 @@ class TdlSuite(Suite):
     def _profile(self) -> str:
         if self.provider:
             return self.provider
-        tree = load_tree(self.verifier)
-        try:
-            return tree.context.service(LLMService).section.default
-        finally:
-            tree.close()
+        return robot_llm_section(robot_settings(self.verifier)).default
 
     @classmethod
     def markdown(cls, summary: dict[str, Any]) -> str:
