@@ -33,6 +33,17 @@ def test_a_view_shows_its_variables_and_publishes_only_changes() -> None:
     assert views.render(topic, {**VALUES, "/speed": 0.2}, set(), []) is not None
 
 
+def test_an_unchanged_view_is_published_again_when_a_reader_joins() -> None:
+    """A watcher whose subscription matched after the first publish still gets the value."""
+    views = BlackboardViews("patrol")
+    topic = views.open(["/speed"], visited_only=False, with_activity=False)
+    assert views.render(topic, VALUES, set(), [], readers=0) == "Blackboard Data\n    /speed: 0.5"
+    assert views.render(topic, VALUES, set(), [], readers=1) == "Blackboard Data\n    /speed: 0.5"
+    assert views.render(topic, VALUES, set(), [], readers=1) is None
+    assert views.render(topic, VALUES, set(), [], readers=0) is None
+    assert views.render(topic, VALUES, set(), [], readers=1) is not None
+
+
 def test_an_empty_view_shows_every_key_and_visited_only_filters_by_the_last_tick() -> None:
     views = BlackboardViews("patrol")
     everything = views.open([], visited_only=False, with_activity=False)

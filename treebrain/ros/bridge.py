@@ -394,8 +394,9 @@ class RosBridge:
         def publish() -> None:
             with self._publishing:
                 for topic in self.views:
-                    text = self.views.render(topic, values, visited, activity)
                     publisher = self._publishers.get(topic)
+                    readers = publisher.get_subscription_count() if publisher is not None else 0
+                    text = self.views.render(topic, values, visited, activity, readers)
                     if text is not None and publisher is not None:
                         publisher.publish(self.text_type(data=text))
 

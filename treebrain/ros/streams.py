@@ -151,6 +151,7 @@ class BlackboardView:
     visited_only: bool
     with_activity: bool
     last_text: str | None = None
+    readers: int = 0
 
 
 def variable_value(values: dict[str, Any], name: str) -> tuple[bool, Any]:
@@ -168,7 +169,9 @@ def variable_value(values: dict[str, Any], name: str) -> tuple[bool, Any]:
 
 class BlackboardViews:
     """The blackboard streams watchers open (py_trees_ros's ``~/blackboard_streams/open``): each
-    publishes a text view of its variables when that text changes."""
+    publishes a text view of its variables when that text changes, and again when a new reader has
+    joined (the watcher's subscription is volatile: a value that never changes would reach it only
+    if its subscription matched before the first publish)."""
 
     def __init__(self, node: str, namespace: str = "/") -> None:
         self.node = node
@@ -200,8 +203,10 @@ class BlackboardViews:
         values: dict[str, Any],
         visited_keys: set[str],
         activity: Sequence[tuple[str, str, str]],
+        readers: int = 0,
     ) -> str | None:
-        """The text to publish on `topic` after a tick, or None when it has not changed."""
+        """The text to publish on `topic` after a tick, or None when it has not changed and no
+        reader has joined since the last publish (`readers`: the topic's subscriptions now)."""
         view = self._views[topic]
         names = list(view.variables) or sorted(values)
         if view.visited_only:
@@ -214,7 +219,9 @@ class BlackboardViews:
             lines.append("Blackboard Activity Stream")
             lines.extend(f"    {key} : {kind.upper()} by {client}" for kind, key, client in activity)
         text = "\n".join(lines)
-        if text == view.last_text:
+        joined = readers > view.readers
+        view.readers = readers
+        if text == view.last_text and not joined:
             return None
         view.last_text = text
         return text
