@@ -180,7 +180,7 @@ def test_stack_places_on_the_green_cube() -> None:
     assert stack.regions["on_cubeB"] == OnObjectRegion(
         object="cubeB", description="the top of the green cube"
     )
-    assert list(stack.regions) == ["on_cubeB", "table"]
+    assert list(stack.regions) == ["on_cubeB", "on_cubeA", "table"]
     assert stack.goal == ["on(cubeA, cubeB)", "not holding(cubeA)"]
 
 

@@ -1,5 +1,6 @@
 """A language task end to end on robosuite (PickPlaceCan) with scripted grounding and planning
-answers: grounded, planned, executed, checked by the simulator; a refused task moves nothing."""
+answers: grounded, planned, executed, checked by the simulator; a refused task moves nothing. And
+``treebrain eval language`` on labelled tasks of the four-object PickPlace and of Stack."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from treebrain.cli import main
 from treebrain.evaluation.suites.manipulation import run_episode
 from treebrain.manipulation.planning import pick_and_place
 from treebrain.trees import load_tree
@@ -59,3 +61,50 @@ def test_a_task_about_an_absent_object_moves_nothing(tmp_path: Path) -> None:
     finally:
         tree.close()
     assert not log.success and log.skills == [] and log.actions == []
+
+
+LABELLED = """scenes:
+  pickplace: {config}/robots/panda_language_pickplace.yaml
+  stack: {config}/robots/panda_language_stack.yaml
+tasks:
+  - {{id: next-to-milk, scene: pickplace, kind: relational, seed: 14, text: put the cereal box in the bin next to the milk, expect: {{source: Cereal, target: bin_cereal}}}}
+  - {{id: green-on-red, scene: stack, kind: placement, seed: 4, text: put the green cube on the red one, expect: {{source: cubeB, target: on_cubeA}}}}
+  - {{id: which-left, scene: pickplace, kind: ambiguous, seed: 24, text: put the milk in the left compartment, expect: {{source: Milk, target: [bin_milk, bin_bread]}}}}
+  - {{id: banana, scene: pickplace, kind: impossible, seed: 25, text: put the banana in the bin, expect: {{refuse: there is no banana in the scene}}}}
+"""
+
+
+def test_eval_language_runs_labelled_tasks_end_to_end_with_their_gifs(tmp_path: Path) -> None:
+    """Two placings executed and judged (one by the simulator's own check, one by the world state
+    only), a question and a refusal with nothing sent to the arm; every episode's GIF in the report."""
+    tasks = tmp_path / "tasks.yaml"
+    tasks.write_text(LABELLED.format(config=CONFIG), encoding="utf-8")
+    result, report = tmp_path / "language.json", tmp_path / "report"
+    arguments = ["eval", "language", "--tasks-file", str(tasks), "--workers", "1", "-q"]
+    assert main([*arguments, "--json", str(result), "--report", str(report)]) == 0
+    document = json.loads(result.read_text(encoding="utf-8"))
+    cases = {case["id"]: case for case in document["cases"]}
+    assert [case["status"] for case in document["cases"]] == ["pass"] * 4, [
+        c["reason"] for c in cases.values()
+    ]
+    cereal = cases["pickplace/next-to-milk/seed-14"]["detail"]
+    assert cereal["goal"] == ["in(Cereal, bin_cereal)", "not holding(Cereal)"]
+    assert cereal["simulator_agrees"] is True and cereal["plan_valid"] and cereal["commands_sent"] > 100
+    green = cases["stack/green-on-red/seed-4"]["detail"]
+    assert green["goal"] == ["on(cubeB, cubeA)", "not holding(cubeB)"] and green["simulator_agrees"] is None
+    question = cases["pickplace/which-left/seed-24"]["detail"]
+    assert question["question"] == "Do you mean bin_milk or bin_bread?" and question["commands_sent"] == 0
+    assert cases["pickplace/banana/seed-25"]["detail"]["refusal"].endswith("there is no banana in the scene")
+    summary = document["summary"]["suite"]
+    assert summary["end_to_end_success"] == 1.0 and summary["executed_without_valid_plan"] == 0
+    assert summary["simulator_judged"] == 1
+    assert sorted(cases[key]["media"] != [] for key in cases) == [False, False, True, True]
+    page = (report / "report.html").read_text(encoding="utf-8")
+    assert page.count("data:image/gif") == 2 and "Passed episodes" in page
+
+
+def test_eval_language_names_the_scenes_of_the_file_for_an_unknown_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["eval", "language", "--scenes", "kitchen", "--json", str(tmp_path / "r.json")]) == 2
+    assert "--scenes: no scene kitchen in" in capsys.readouterr().err

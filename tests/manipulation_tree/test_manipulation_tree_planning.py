@@ -256,3 +256,26 @@ def test_a_step_failing_while_executing_is_replanned_from_the_current_state(writ
         assert '"holding": "cube"' in replan
         assert h.value("/manipulation/executed") == 3
         assert h.value("/manipulation/replanning").first_try_valid
+
+
+TRAY = """
+      tray: {kind: box, x: {min: 0.1, max: 0.3}, y: {min: -0.3, max: -0.1}, z: {min: 0.79, max: 1.2}, surface_z: 0.8}
+"""
+
+
+def test_a_language_task_is_judged_by_the_placing_it_asked_for(write: WriteFile) -> None:
+    """The cube on the tray is this task's success, though the simulator's check wants it in the bin;
+    the cube in the bin is judged by the simulator's check too."""
+    tasks = TASKS.replace("    home:", TRAY.strip("\n") + "\n    home:", 1)
+    to_tray = json.dumps({"steps": pick_and_place("cube", "tray"), "refusal": ""})
+    h, _ = harness(write, "put the cube on the tray", grounded("tray"), to_tray, tasks=tasks)
+    with h:
+        assert run_to_end(h) == "SUCCESS"
+        episode = h.value("/manipulation/episode")
+        assert episode.success and episode.goal == ["in(cube, tray)", "not holding(cube)"]
+        assert episode.simulator_agrees is None
+    h, _ = harness(write, "put the cube in the bin", GROUNDED, GOOD, tasks=tasks)
+    with h:
+        assert run_to_end(h) == "SUCCESS"
+        episode = h.value("/manipulation/episode")
+        assert episode.goal == ["in(cube, bin)", "not holding(cube)"] and episode.simulator_agrees is True

@@ -120,26 +120,34 @@ def write_report(folder: Path, document: dict[str, Any], result_dir: Path, suite
     media = _copy_media(document, result_dir, folder)
     markdown = [overall_markdown(document), suite_tables, "## Plots", ""]
     markdown += [f"![{stem}]({stem}.png)" for stem in figures]
-    if media:
-        markdown += ["", "## Failures, as the simulator saw them", ""]
-        markdown += [f"![{case_id}]({name})" for case_id, name in media]
+    for heading, shown in _media_sections(media):
+        markdown += ["", f"## {heading}", ""]
+        markdown += [f"![{case_id}]({name})" for case_id, name in shown]
     atomic_write_text(folder / "report.md", "\n".join(markdown) + "\n")
     atomic_write_text(folder / "report.html", _html(document, suite_tables, svgs, folder, media))
 
 
-def _copy_media(document: dict[str, Any], result_dir: Path, folder: Path) -> list[tuple[str, str]]:
-    """The images of the cases that did not pass, copied under the report: (case id, name)."""
+def _copy_media(document: dict[str, Any], result_dir: Path, folder: Path) -> list[tuple[str, str, bool]]:
+    """The cases' images (failures' mostly; a suite may keep every episode's), copied under the
+    report: (case id, name, passed)."""
     copied = []
     for case in document["cases"]:
-        if case["status"] == "pass":
-            continue
         for name in case.get("media", []):
             source = result_dir / name
             if source.is_file():
                 (folder / name).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(source, folder / name)
-                copied.append((case["id"], name))
+                copied.append((case["id"], name, case["status"] == "pass"))
     return copied
+
+
+def _media_sections(media: list[tuple[str, str, bool]]) -> list[tuple[str, list[tuple[str, str]]]]:
+    """The report's image sections, failures first; empty ones left out."""
+    sections = [
+        ("Failures, as the simulator saw them", [(case, name) for case, name, passed in media if not passed]),
+        ("Passed episodes", [(case, name) for case, name, passed in media if passed]),
+    ]
+    return [(heading, shown) for heading, shown in sections if shown]
 
 
 STYLE = """
@@ -160,7 +168,7 @@ def _html(
     suite_tables: str,
     svgs: dict[str, str],
     folder: Path,
-    media: list[tuple[str, str]],
+    media: list[tuple[str, str, bool]],
 ) -> str:
     summary = document["summary"]
     rows = [*summary["by_category"].items(), ("all", summary)]
@@ -178,10 +186,15 @@ def _html(
         f"{html.escape(case['reason'] or 'no reason given')}</li>"
         for case in failures
     )
-    figures = "".join(
-        f"<figure>{_embedded(folder / name)}<figcaption>{html.escape(case_id)}</figcaption></figure>"
-        for case_id, name in media
-    )
+    galleries = [
+        f"<h2>{html.escape(heading)}</h2><div class='media'>"
+        + "".join(
+            f"<figure>{_embedded(folder / name)}<figcaption>{html.escape(case_id)}</figcaption></figure>"
+            for case_id, name in shown
+        )
+        + "</div>"
+        for heading, shown in _media_sections(media)
+    ]
     measured = document["measured"]
     title = html.escape(f"treebrain eval {document['suite']}")
     parts = [
@@ -197,8 +210,7 @@ def _html(
     ]
     if failure_items:
         parts.append(f"<h2>Not passed</h2><ul>{failure_items}</ul>")
-    if figures:
-        parts.append(f"<h2>Failures, as the simulator saw them</h2><div class='media'>{figures}</div>")
+    parts.extend(galleries)
     if suite_tables:
         parts.append(f"<h2>Suite metrics</h2><pre>{html.escape(suite_tables)}</pre>")
     parts.append("</body></html>")

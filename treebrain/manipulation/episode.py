@@ -55,6 +55,11 @@ class EpisodeLog(BaseModel):
     planner_answers: list[str] = []
     recovery: RecoveryRecord | None = None
     """The execution monitor's budget and every repair and replan, when the tree has one."""
+    goal: list[str] = []
+    """The facts the episode was judged by (a language task's placing, else the task's goal)."""
+    simulator_agrees: bool | None = None
+    """The simulator's own check of that goal; None when it has none (a language task's placing
+    that is not one of its task's goal facts)."""
 
     def failed_skill(self) -> SkillResult | None:
         return next((result for result in reversed(self.skills) if not result.success), None)
@@ -93,7 +98,13 @@ class EpisodeRecorder:
         self.trace.append(WorldSnapshot(step=step, after=result.skill, facts=result.facts))
 
     def finish(
-        self, success: bool, reason: str, wall_seconds: float, recovery: RecoveryRecord | None = None
+        self,
+        success: bool,
+        reason: str,
+        wall_seconds: float,
+        recovery: RecoveryRecord | None = None,
+        goal: list[str] | None = None,
+        simulator_agrees: bool | None = None,
     ) -> EpisodeLog:
         return EpisodeLog(
             task=self.task,
@@ -109,6 +120,8 @@ class EpisodeRecorder:
             sim_seconds=round(self.sim_seconds, 4),
             wall_seconds=round(wall_seconds, 4),
             recovery=recovery,
+            goal=goal or [],
+            simulator_agrees=simulator_agrees,
         )
 
     def _keyframe(self, observation: ManipulatorObservation) -> None:

@@ -13,7 +13,6 @@ from treebrain.behaviours.context import TreeContext
 from treebrain.behaviours.manipulation.planning import SCENE, TASK
 from treebrain.behaviours.manipulation.service import SECTION, ManipulationSettings
 from treebrain.behaviours.ports import Port
-from treebrain.blackboard import register_type
 from treebrain.manipulation.grounding import (
     Grounding,
     GroundingSettings,
@@ -23,8 +22,6 @@ from treebrain.manipulation.grounding import (
 )
 from treebrain.manipulation.planning import task_refusal
 from treebrain.manipulation.symbolic import Scene
-
-register_type("ManipulationGrounding", Grounding)
 
 GROUNDING = Port("ManipulationGrounding", "source and target, or the question or refusal")
 

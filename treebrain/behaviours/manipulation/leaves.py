@@ -20,6 +20,8 @@ from treebrain.behaviours.ports import Port
 from treebrain.blackboard import register_type
 from treebrain.manipulation.episode import EpisodeLog, failure_reason
 from treebrain.manipulation.facts import FactError, parse_fact
+from treebrain.manipulation.goals import judge_goal, placing_goal
+from treebrain.manipulation.grounding import Grounding
 from treebrain.manipulation.planning import validate_plan
 from treebrain.manipulation.recovery import Failure, RecoveryRecord
 from treebrain.manipulation.skills import SKILLS, Skill, SkillResult, SkillRun
@@ -34,6 +36,7 @@ for _name, _model in (
     ("ManipulationObservation", ManipulatorObservation),
     ("ManipulationRecovery", RecoveryRecord),
     ("ManipulationFailure", Failure),
+    ("ManipulationGrounding", Grounding),
 ):
     register_type(_name, _model)
 
@@ -304,15 +307,22 @@ class Expect(UsesManipulator, Leaf):
 
 
 class Finish(UsesManipulator, Leaf):
-    """Ends the episode: SUCCESS when the simulator's own check passes; the log goes to `episode`
-    and to the run's recording (an ``episode`` event), with the failure's reason when it failed and
-    the execution monitor's repairs and replans when `recovery` is given."""
+    """Ends the episode: SUCCESS when the simulator's own check passes, or for a language task (its
+    `grounding` given) when the placing it asked for holds in the world state and the simulator's
+    own check of it, where it has one, agrees. The log goes to `episode` and to the run's recording
+    (an ``episode`` event), with the failure's reason when it failed and the execution monitor's
+    repairs and replans when `recovery` is given."""
 
     type_name = "manipulation.finish"
     inputs = {
         "recovery": Port(
             "ManipulationRecovery", "the execution monitor's budget, repairs and replans", required=False
-        )
+        ),
+        "grounding": Port(
+            "ManipulationGrounding",
+            "a language task's source and target: its goal replaces the task catalogue's",
+            required=False,
+        ),
     }
     outputs = {"episode": Port("ManipulationEpisode", "the episode's log", required=False)}
 
@@ -320,14 +330,23 @@ class Finish(UsesManipulator, Leaf):
         service = self.context.service(ManipulationService)
         observation, world = service.look()
         holding = set(world.facts())
-        unmet = [text for text in service.task.goal if not parse_fact(text).holds_in(holding)]
-        success = observation.task_success
+        grounding = self.read("grounding")
+        if isinstance(grounding, Grounding) and grounding.usable:
+            goal = placing_goal(service.task, grounding.source, grounding.target)
+            judged = judge_goal(
+                goal, holding, service.task, observation.task_success, observation.objects_placed
+            )
+            success, unmet, agrees = judged.success, judged.unmet, judged.simulator_agrees
+        else:
+            goal = list(service.task.goal)
+            unmet = [text for text in goal if not parse_fact(text).holds_in(holding)]
+            success = agrees = observation.task_success
         recorder = service.episode
         recovery = self.read("recovery")
         recovery = recovery if isinstance(recovery, RecoveryRecord) else None
         gave_up = recovery.gave_up if recovery is not None else ""
         reason = failure_reason(recorder.skills if recorder else [], success, unmet, gave_up)
-        log = service.finish(success, reason, recovery)
+        log = service.finish(success, reason, recovery, goal, agrees)
         self.write("episode", log)
         self.context.emit("episode", self.path, log.model_dump(mode="json"))
         self.feedback_message = "task done" if success else reason

@@ -180,11 +180,23 @@ class ManipulationService:
         if self.episode is not None:
             self.episode.skill_ended(result, self.driver.observe().step)
 
-    def finish(self, success: bool, reason: str, recovery: RecoveryRecord | None = None) -> EpisodeLog:
+    def finish(
+        self,
+        success: bool,
+        reason: str,
+        recovery: RecoveryRecord | None = None,
+        goal: list[str] | None = None,
+        simulator_agrees: bool | None = None,
+    ) -> EpisodeLog:
         if self.episode is None:
             raise DriverError("no episode has started: the tree needs manipulation.reset first")
         self.episode_log = self.episode.finish(
-            success, reason, time.perf_counter() - self._episode_started, recovery
+            success,
+            reason,
+            time.perf_counter() - self._episode_started,
+            recovery,
+            goal or list(self.task.goal),
+            simulator_agrees,
         )
         return self.episode_log
 

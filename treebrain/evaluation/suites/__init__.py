@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from treebrain.evaluation.cases import Suite
 from treebrain.evaluation.suites.kg import KgSuite
+from treebrain.evaluation.suites.language import LanguageSuite
 from treebrain.evaluation.suites.manipulation import ManipulationSuite
 from treebrain.evaluation.suites.navigation import NavigationSuite
 from treebrain.evaluation.suites.overhead import OverheadSuite
@@ -20,6 +21,7 @@ SUITES: dict[str, type[Suite]] = {
         ManipulationSuite,
         PlanningSuite,
         GroundingSuite,
+        LanguageSuite,
         VoiceSuite,
         KgSuite,
     )

@@ -16,6 +16,7 @@ import base64
 import logging
 import math
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -41,11 +42,26 @@ MEDIA_FPS = 2.5
 logger = logging.getLogger(__name__)
 
 
-def run_episode(tree: TreebrainTree, seed: int, frames: bool = False) -> EpisodeLog:
-    """Tick `tree` through one episode from `seed`; its log (a crash of the tree counts as a failure)."""
+def run_episode(
+    tree: TreebrainTree,
+    seed: int,
+    frames: bool = False,
+    frame_listener: Callable[[str], None] | None = None,
+) -> EpisodeLog:
+    """Tick `tree` through one episode from `seed`; its log (a crash of the tree counts as a
+    failure). With `frames`, the camera renders and `frame_listener` gets each frame (base64 PNG)."""
     tree.context.run = RunOptions(seed=seed, frames=frames)
     tree.context.services.pop(RunLimits, None)
-    Runner(tree, math.inf).run()
+
+    def keep(event: TreeEvent) -> None:
+        if event.kind == "frame" and frame_listener is not None:
+            frame_listener(event.data["png"])
+
+    tree.context.listeners.append(keep)
+    try:
+        Runner(tree, math.inf).run()
+    finally:
+        tree.context.listeners.remove(keep)
     service = tree.context.service(ManipulationService)
     log = service.episode_log
     if log is None:
@@ -90,27 +106,26 @@ def open_robot(robot: Path, provider: str | None) -> TreebrainTree:
     return tree
 
 
-def episode_gif(robot: Path, seed: int, provider: str | None) -> bytes | None:
-    """The episode of `seed` again, on a fresh tree with the camera on: a small GIF of it (None when
-    no frame was rendered)."""
+def frames_gif(frames: list[str]) -> bytes | None:
+    """A small GIF (a dozen frames, 128 pixels) of an episode's frames (base64 PNGs)."""
     from treebrain.robots.manipulator.frames import decode_png, gif_bytes, storyboard
 
-    frames: list[str] = []
-
-    def keep(event: TreeEvent) -> None:
-        if event.kind == "frame":
-            frames.append(event.data["png"])
-
-    tree = open_robot(robot, provider)
-    try:
-        tree.context.listeners.append(keep)
-        run_episode(tree, seed, frames=True)
-    finally:
-        tree.close()
     if not frames:
         return None
     images = [decode_png(base64.b64decode(frame)) for frame in frames]
     return gif_bytes(storyboard(images, MEDIA_FRAMES, MEDIA_SIZE), MEDIA_FPS)
+
+
+def episode_gif(robot: Path, seed: int, provider: str | None) -> bytes | None:
+    """The episode of `seed` again, on a fresh tree with the camera on: a small GIF of it (None when
+    no frame was rendered)."""
+    frames: list[str] = []
+    tree = open_robot(robot, provider)
+    try:
+        run_episode(tree, seed, frames=True, frame_listener=frames.append)
+    finally:
+        tree.close()
+    return frames_gif(frames)
 
 
 def episode_detail(log: EpisodeLog) -> dict[str, Any]:
@@ -130,7 +145,7 @@ def episode_detail(log: EpisodeLog) -> dict[str, Any]:
     }
 
 
-class _Trees:
+class TreesByRobot:
     """A worker's tree: that of the task it ran last (a new task closes it, its simulator with it)."""
 
     def __init__(self) -> None:
@@ -236,10 +251,10 @@ class ManipulationSuite(Suite):
     def files(self) -> list[Path]:
         return sorted({config_root(robot) for robot in self.robot_files().values()})
 
-    def open(self) -> _Trees:
-        return _Trees()
+    def open(self) -> TreesByRobot:
+        return TreesByRobot()
 
-    def run(self, state: _Trees, case: Case) -> Outcome:
+    def run(self, state: TreesByRobot, case: Case) -> Outcome:
         robot = Path(case.data["robot"])
         tree = state.tree_for(robot, self.provider)
         before = llm_usage(tree)
@@ -271,7 +286,7 @@ class ManipulationSuite(Suite):
             measured=measured,
         )
 
-    def close(self, state: _Trees) -> None:
+    def close(self, state: TreesByRobot) -> None:
         state.close()
 
     def summary(self, results: list[CaseResult]) -> dict[str, Any]:

@@ -72,6 +72,9 @@ class ManipulatorObservation(Frozen):
     robot_base: Vec3
     task_success: bool
     """The simulator's own success check for its task."""
+    objects_placed: dict[str, bool] = {}
+    """The simulator's own check per object, where it has one (PickPlace: each object in its own
+    compartment of the bin)."""
     horizon_reached: bool = False
 
     def touching(self, name: str) -> set[str]:

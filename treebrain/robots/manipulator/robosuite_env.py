@@ -300,6 +300,7 @@ class RobosuiteDriver:
             command=self._command.gripper,
             finger_axis=_vec(across / length),
         )
+        success = bool(env._check_success())  # also fills PickPlace's objects_in_bins
         return ManipulatorObservation(
             task=self.params.task,
             seed=self._seed,
@@ -309,9 +310,22 @@ class RobosuiteDriver:
             gripper=gripper,
             contacts=self._contacts(),
             robot_base=self._base_position,
-            task_success=bool(env._check_success()),
+            task_success=success,
+            objects_placed=self._objects_placed(),
             horizon_reached=self._step >= self.params.horizon,
         )
+
+    def _objects_placed(self) -> dict[str, bool]:
+        """PickPlace's per-object check (its ``objects_in_bins``, as of the last success check)."""
+        placed = getattr(self._env, "objects_in_bins", None)
+        if placed is None:
+            return {}
+        by_model = {_raw_key(thing): thing.name for thing in self._things}
+        return {
+            by_model[model.name]: bool(placed[index])
+            for index, model in enumerate(self._env.objects)
+            if model.name in by_model
+        }
 
     def _contacts(self) -> tuple[Contact, ...]:
         pairs = self._env.sim.data.contact.geom  # (ncon, 2) geom ids, one row per contact
