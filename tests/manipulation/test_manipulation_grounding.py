@@ -1,23 +1,33 @@
 """Grounding: scene names in words (LIBERO's conventions), the answer's schema over the scene's names,
-and the judgement: refusals, unusable answers, and ambiguity by the robot file's rule."""
+the judgement (refusals, unusable answers, ambiguity by the robot file's rule), and the refusal by
+the words alone of a task naming a thing the scene lacks."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from treebrain.errors import InputError
 from treebrain.llm.schema_check import validate as schema_errors
+from treebrain.manipulation.bddl import SUITES, bddl_root, load_suite
 from treebrain.manipulation.grounding import (
     GroundingSettings,
+    absent_refusal,
+    absent_things,
     describe_name,
     enrich,
     grounding_prompt,
     grounding_schema,
     judge_grounding,
+    load_object_words,
 )
 from treebrain.manipulation.symbolic import Scene
+
+ROOT = bddl_root()
+needs_libero = pytest.mark.skipif(ROOT is None, reason="LIBERO's task files need the sim extra")
 
 SCENE = Scene(
     objects=("akita_black_bowl_1", "akita_black_bowl_2", "plate_1"),
@@ -127,3 +137,57 @@ def test_unusable_answers_list_their_issues(given: Any, issue: str) -> None:
 def test_the_models_refusal_is_kept() -> None:
     refused = judge_grounding(answer("", "", refusal="there is no banana"), SCENE, GroundingSettings())
     assert refused.refusal == "the task cannot be grounded: there is no banana" and not refused.usable
+
+
+WORDS_FILE = Path(__file__).resolve().parents[2] / "config" / "manipulation" / "object_words.yaml"
+SORTING = Scene(
+    objects=("Milk", "Bread", "Cereal", "Can"),
+    regions=("bin_milk", "source_bin"),
+    descriptions={"source_bin": "the bin the objects start in"},
+)
+
+
+@pytest.mark.parametrize(
+    ("task", "absent"),
+    [
+        ("put the banana in the bin", ["banana"]),
+        ("put two bananas and an apple in the bin", ["banana", "apple"]),
+        ("put the milk in the fridge", ["fridge"]),
+        ("move the soda can into its compartment", []),  # soda describes the can
+        ("put the cookies in the bin", ["cookie"]),
+        ("put the milk in the bin", []),
+        ("put the cereal box in the bin", []),  # box is not a word of the file
+    ],
+)
+def test_a_task_naming_a_thing_the_scene_lacks_is_found_by_its_words(task: str, absent: list[str]) -> None:
+    assert absent_things(task, SORTING, load_object_words(WORDS_FILE)) == absent
+
+
+def test_plurals_and_compounds_of_scene_names_count_as_present() -> None:
+    libero = Scene(objects=("cookies_1", "chefmate_8_frypan_1"), regions=(), fixtures=("flat_stove_1",))
+    words = {"cookie", "pan", "stove", "banana"}
+    assert absent_things("put the cookie box next to the frying pan on the stove", libero, words) == []
+    assert absent_refusal(absent_things("put a banana on the stove", libero, words)) == (
+        "there is no banana in the scene"
+    )
+    assert absent_refusal([]) == ""
+
+
+@needs_libero
+def test_no_libero_task_is_refused_by_the_shipped_words() -> None:
+    assert ROOT is not None
+    words = load_object_words(WORDS_FILE)
+    named = [
+        (task.name, absent_things(task.language, task.scene(), words))
+        for suite in SUITES
+        for task in load_suite(suite, ROOT)
+    ]
+    assert [(name, absent) for name, absent in named if absent] == [] and len(named) == 130
+
+
+def test_a_words_file_with_a_phrase_is_refused_at_its_line(tmp_path: Path) -> None:
+    bad = tmp_path / "words.yaml"
+    bad.write_text("words:\n  - banana\n  - frying pan\n", encoding="utf-8")
+    with pytest.raises(InputError) as raised:
+        load_object_words(bad)
+    assert f"{bad}:3" in str(raised.value)

@@ -59,15 +59,18 @@ TASKS_WITH_SHELF = TASKS.replace("    home:", SHELF.strip("\n") + "\n    home:",
 
 
 def harness(
-    write: WriteFile, task: str, *answers: str, tasks: str = TASKS
+    write: WriteFile, task: str, *answers: str, tasks: str = TASKS, grounding: dict[str, Any] | None = None
 ) -> tuple[TreeHarness, list[dict[str, Any]]]:
-    """The language-task tree for `task` with a model that gives `answers` in order; also the
-    requests it was sent."""
+    """The language-task tree for `task` with a model that gives `answers` in order (and the robot
+    file's `grounding` settings); also the requests it was sent."""
     write("tasks.yaml", tasks)
+    cell = robot_sections()
+    if grounding is not None:
+        cell["manipulation"] = {**cell["manipulation"], "grounding": grounding}
     sections = {
         "robot": "kin",
         "tree": str(TREES / "language_task.yaml"),
-        **robot_sections(),
+        **cell,
         "llm": {
             "default": "script",
             "profiles": {"script": {"provider": "scripted", "responses": list(answers)}},
@@ -182,6 +185,16 @@ def test_an_object_not_in_the_scene_is_refused_by_grounding_and_nothing_moves(wr
         )
         assert h.value("/manipulation/refusal") == "the task cannot be grounded: there is no banana"
         assert len(requests) == 1 and driver_of(h).observe().step == 0
+
+
+def test_a_task_naming_a_thing_the_scene_lacks_is_refused_before_any_model_is_asked(write: WriteFile) -> None:
+    write("object_words.yaml", "words: [banana, apple, fridge]\n")
+    grounding = {"object_words": "object_words.yaml"}
+    h, requests = harness(write, "put the bananas in the bin", GROUNDED, GOOD, grounding=grounding)
+    with h:
+        h.assert_ticks([{f"{GROUND}/prompt": "FAILURE", GROUND_ASK: "INVALID", ROOT: "FAILURE"}])
+        assert h.value("/manipulation/refusal") == "there is no banana in the scene"
+        assert requests == [] and driver_of(h).observe().step == 0
 
 
 def test_two_close_candidates_become_a_question_and_nothing_moves(write: WriteFile) -> None:

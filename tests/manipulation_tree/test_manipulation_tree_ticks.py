@@ -278,3 +278,16 @@ def test_a_bad_manipulation_section_is_a_located_problem(write: WriteFile) -> No
         load_tree(path)
     assert f"{path}:" in str(caught.value)
     assert "manipulation.controler: Extra inputs are not permitted" in str(caught.value)
+
+
+def test_a_missing_or_bad_object_words_file_is_a_located_problem(write: WriteFile) -> None:
+    path = robot_file(write, "lift.yaml", {"/manipulation/object": "cube"})
+    with_words = "tasks_file: tasks.yaml\n  grounding: {object_words: words.yaml}"
+    path.write_text(path.read_text().replace("tasks_file: tasks.yaml", with_words))
+    with pytest.raises(InputError) as caught:
+        load_tree(path)
+    assert f"manipulation.grounding.object_words: no file {path.parent / 'words.yaml'}" in str(caught.value)
+    words = write("words.yaml", "words: [banana, Frying Pan]\n")
+    with pytest.raises(InputError) as caught:
+        load_tree(path)
+    assert f"{words}:1" in str(caught.value) and "String should match pattern" in str(caught.value)

@@ -36,9 +36,10 @@ def read_section(
 
 
 def missing_file(robot: RobotSettings, section: str, option: str, relative: str) -> Problem | None:
-    """A problem when the file a section's `option` names does not exist (relative to the robot file)."""
+    """A problem when the file a section's `option` (dotted when nested: ``grounding.object_words``)
+    names does not exist (relative to the robot file)."""
     path: Path = robot.base_dir / relative
     if path.is_file():
         return None
-    where = located(robot.data.get(section), (option,), Location(str(robot.file or "")))
+    where = located(robot.data.get(section), tuple(option.split(".")), Location(str(robot.file or "")))
     return Problem(where, f"{section}.{option}: no file {path}")

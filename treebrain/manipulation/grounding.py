@@ -2,17 +2,23 @@
 bowl, ``wooden_cabinet_1_top_region`` the top region of the wooden cabinet), the answer's schema
 (the task's source object and target with a confidence, and any close alternatives, over the scene's
 names only) and the judgement: a refusal, a clarification question when two candidates are within
-the margin (or the robot file's rule), or the grounding the planner is given.
+the margin (or the robot file's rule), or the grounding the planner is given. Before any model is
+asked, a task that names a thing nothing in the scene is called (a banana among milk and cereal) is
+refused by the words alone.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from typing import Any, Literal
+import re
+from collections.abc import Collection, Mapping
+from functools import lru_cache
+from pathlib import Path
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from treebrain.documents import load_located
 from treebrain.manipulation.symbolic import Scene
 
 OBJECT_TYPES = (
@@ -36,6 +42,63 @@ class GroundingSettings(BaseModel):
     """ask: a clarification question and nothing executed; most_confident: take the higher one."""
     min_confidence: float = Field(default=0.5, ge=0.0, le=1.0)
     """A choice below this is asked about too."""
+    object_words: str | None = None
+    """A file of nouns for things people ask to be moved (relative to the robot file): a task naming
+    one that nothing in the scene is called is refused before any model is asked."""
+
+
+class ObjectWords(BaseModel):
+    """``config/manipulation/object_words.yaml``: single lowercase nouns."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    words: list[Annotated[str, Field(pattern=r"^[a-z]+$")]] = Field(min_length=1)
+
+
+@lru_cache(maxsize=8)
+def load_object_words(path: Path) -> frozenset[str]:
+    """The nouns of an object-words file (an InputError at the line of a bad entry)."""
+    return frozenset(load_located(path, ObjectWords)[0].words)
+
+
+def _words(text: str) -> list[str]:
+    """Lowercase words of a name or a phrase: ``cubeA`` -> cube, a; ``bin_milk`` -> bin, milk."""
+    spaced = re.sub(r"(?<=[a-z])(?=[A-Z])|[^A-Za-z]+", " ", text)
+    return spaced.lower().split()
+
+
+def _forms(word: str) -> set[str]:
+    """A word and what it is without a plural ending (cookies -> cookie, boxes -> box)."""
+    return {word, word.removesuffix("s"), word.removesuffix("es")}
+
+
+def absent_things(task: str, scene: Scene, nouns: Collection[str]) -> list[str]:
+    """The nouns of `nouns` the task names that nothing in the scene is called: no word of a name or
+    description is that noun (singular or plural) or a compound ending in it (a frying "pan" is the
+    scene's "frypan"), and it does not describe the next word ("soda can" is a can). "put the banana
+    in the bin" in a scene without one gives ["banana"]."""
+
+    def forms_of(texts: Collection[str]) -> set[str]:
+        return {form for text in texts for word in _words(text) for form in _forms(word)}
+
+    things = forms_of((*scene.objects, *scene.fixtures))
+    present = things | forms_of((*scene.regions, *scene.descriptions.values()))
+
+    def in_scene(word: str, known: set[str]) -> bool:
+        return any(name.endswith(form) for name in known for form in _forms(word))
+
+    said = _words(task)
+    absent: list[str] = []
+    for index, word in enumerate(said):
+        named = sorted(_forms(word) & set(nouns))
+        modifies_next = index + 1 < len(said) and in_scene(said[index + 1], things)  # "soda can"
+        if named and named[0] not in absent and not modifies_next and not in_scene(word, present):
+            absent.append(named[0])
+    return absent
+
+
+def absent_refusal(absent: list[str]) -> str:
+    return f"there is no {' and no '.join(absent)} in the scene" if absent else ""
 
 
 def describe_name(name: str, regions: Mapping[str, str] | None = None) -> dict[str, Any]:

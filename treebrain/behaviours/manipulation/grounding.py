@@ -16,9 +16,12 @@ from treebrain.behaviours.ports import Port
 from treebrain.manipulation.grounding import (
     Grounding,
     GroundingSettings,
+    absent_refusal,
+    absent_things,
     grounding_prompt,
     grounding_schema,
     judge_grounding,
+    load_object_words,
 )
 from treebrain.manipulation.planning import task_refusal
 from treebrain.manipulation.symbolic import Scene
@@ -33,7 +36,8 @@ def grounding_settings(context: TreeContext) -> GroundingSettings:
 
 class GroundingPrompt(Leaf):
     """The grounding prompt (the scene's names in words) and the answer's schema (the scene's names);
-    FAILURE with the `refusal` for an empty task, before any model is asked."""
+    FAILURE with the `refusal` for an empty task or one naming a thing the scene does not have (the
+    robot file's ``manipulation.grounding.object_words``), before any model is asked."""
 
     type_name = "manipulation.grounding_prompt"
     inputs = {"task": TASK, "scene": SCENE}
@@ -45,12 +49,14 @@ class GroundingPrompt(Leaf):
 
     def update(self) -> Status:
         task: str = self.read("task")
-        refusal = task_refusal(task)
+        scene: Scene = self.read("scene")
+        words = grounding_settings(self.context).object_words
+        nouns = load_object_words(self.context.robot.base_dir / words) if words else frozenset()
+        refusal = task_refusal(task) or absent_refusal(absent_things(task, scene, nouns))
         if refusal:
             self.write("refusal", refusal)
             self.feedback_message = refusal
             return Status.FAILURE
-        scene: Scene = self.read("scene")
         self.write("prompt", grounding_prompt(task, scene))
         self.write("schema", grounding_schema(scene))
         return Status.SUCCESS

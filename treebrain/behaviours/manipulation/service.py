@@ -20,7 +20,7 @@ from treebrain.behaviours.sections import missing_file, read_section
 from treebrain.errors import InputError, Location, Problem
 from treebrain.manipulation.control import CartesianController, ControllerSettings
 from treebrain.manipulation.episode import EpisodeLog, EpisodeRecorder
-from treebrain.manipulation.grounding import GroundingSettings
+from treebrain.manipulation.grounding import GroundingSettings, load_object_words
 from treebrain.manipulation.planning import PlannerSettings
 from treebrain.manipulation.recovery import RecoveryRecord, RepairSettings
 from treebrain.manipulation.skills import SkillContext, SkillResult, SkillSettings
@@ -58,7 +58,18 @@ def settings_problems(robot: RobotSettings) -> list[Problem]:
     if settings is None:
         return problems
     missing = missing_file(robot, SECTION, "tasks_file", settings.tasks_file)
-    return [] if missing is None else [missing]
+    problems = [] if missing is None else [missing]
+    words = settings.grounding.object_words
+    if words is None:
+        return problems
+    missing = missing_file(robot, SECTION, "grounding.object_words", words)
+    if missing is not None:
+        return [*problems, missing]
+    try:
+        load_object_words(robot.base_dir / words)
+    except InputError as error:
+        problems.extend(error.problems)
+    return problems
 
 
 def check_robot(robot: RobotSettings) -> tuple[TaskSpec | None, list[str]]:
