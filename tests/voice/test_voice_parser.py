@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from treebrain.errors import InputError
+from treebrain.voice.classify import load_classifier
 from treebrain.voice.kit import load_voice_kit
 from treebrain.voice.parser import load_parser
 from treebrain.voice.plan_check import plan_misses
@@ -77,6 +78,22 @@ def test_a_command_whose_every_word_is_understood_gets_its_plan(command: str, pl
 )
 def test_the_parser_is_unsure_of_anything_else_and_leaves_it_to_the_llm(command: str) -> None:
     assert parse(command) is None
+
+
+@pytest.mark.parametrize(("holding", "plan"), [(True, ["return_to_stack()"]), (False, ["clear_assembly()"])])
+def test_a_recovery_the_gripper_decides_is_answered_from_the_scene(holding: bool, plan: list[str]) -> None:
+    text = "I made a mistake"
+    parsed = KIT.parser.parse(text, KIT.classifier.classify(text), None, holding)
+    assert parsed is not None and [step.short() for step in parsed.sequence] == plan
+
+
+def test_a_recovery_choice_naming_no_composite_is_refused_at_its_line(tmp_path: Path) -> None:
+    text = (CONFIG / "classification.yaml").read_text(encoding="utf-8")
+    path = tmp_path / "classification.yaml"
+    path.write_text(text.replace("empty: [clear_assembly]", "empty: [wipe_everything]"), encoding="utf-8")
+    with pytest.raises(InputError) as error:
+        load_classifier(path, KIT.classifier.reader)
+    assert "'wipe_everything' is not a composite" in str(error.value)
 
 
 def test_every_parsed_plan_of_the_suite_passes_the_same_validators() -> None:

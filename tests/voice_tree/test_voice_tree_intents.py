@@ -139,3 +139,21 @@ def test_the_parser_answers_a_command_that_names_its_steps_without_a_model(
     result: dict[str, Any] = voice.value(harness, "/voice/result")
     assert [step["instruction"] for step in result["sequence"]] == instructions
     assert result["confidence"] == 0.95 and voice.value(harness, "/arm/executed") == executed
+
+
+def test_i_made_a_mistake_is_answered_from_what_the_gripper_holds_without_a_model(voice: VoiceTree) -> None:
+    harness = voice.start("I made a mistake", parser=True)
+    arm = on_logged_arm(harness, voice)
+    calls = voice.events(harness, "llm_call")
+    assert voice.run(harness) == Status.SUCCESS
+    assert calls == [] and voice.value(harness, "/voice/route") == "parser"
+    assert [step["instruction"] for step in voice.value(harness, "/voice/result")["sequence"]] == [
+        "clear_assembly"
+    ]
+    assert voice.next_command(harness, "pick up the ham") == Status.SUCCESS
+    assert arm.observe().held == "meat"
+    assert voice.next_command(harness, "I made a mistake") == Status.SUCCESS
+    assert [step["instruction"] for step in voice.value(harness, "/voice/result")["sequence"]] == [
+        "return_to_stack"
+    ]
+    assert calls == [] and arm.observe().held is None

@@ -19,7 +19,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from treebrain.documents import read_document
-from treebrain.voice.request import PlanRequest, RequestReader, check_pattern
+from treebrain.voice.request import HandChoice, PlanRequest, RequestReader, check_pattern
 
 # Quotes (straight and curly) and end punctuation around a phrase the user wants learned.
 _QUOTES_AND_STOPS = " \"'\u201c\u201d\u2018\u2019.,!?"
@@ -42,6 +42,9 @@ class RecoveryPattern(BaseModel):
     """A recovery command matching this pattern may only use these instructions."""
     forbidden: list[str] = Field(default_factory=list)
     required: list[str] = Field(default_factory=list)
+    by_hand: HandChoice | None = None
+    """Its steps when the gripper holds something and when it is empty (Python answers it from
+    the scene, with no model)."""
 
 
 class ClassificationRules(BaseModel):
@@ -228,7 +231,8 @@ def load_classifier(path: str | Path, reader: RequestReader) -> Classifier:
                 check_pattern(document, [section, index], pattern)
         for index, item in enumerate(rules.recovery_patterns):
             check_pattern(document, ["recovery_patterns", index, "pattern"], item.pattern)
-            for name in [*(item.allowed or []), *item.forbidden, *item.required]:
+            by_hand = [*item.by_hand.holding, *item.by_hand.empty] if item.by_hand else []
+            for name in [*(item.allowed or []), *item.forbidden, *item.required, *by_hand]:
                 if name not in reader.iset.composites:
                     document.problem(["recovery_patterns", index], f"{name!r} is not a composite")
         for index, pattern in enumerate(rules.trigger_patterns):
@@ -243,13 +247,15 @@ def load_classifier(path: str | Path, reader: RequestReader) -> Classifier:
 
 def _recovery_limits(recoveries: list[RecoveryPattern]) -> dict[str, object]:
     """What a recovery may do: only what all its patterns allow together (when each has a list),
-    nothing any of them forbids, all they require."""
+    nothing any of them forbids, all they require; the gripper's choice when one pattern alone
+    matched and has one."""
     allowed = [name for item in recoveries if item.allowed is not None for name in item.allowed]
     limited = all(item.allowed is not None for item in recoveries)
     return {
         "allowed": _unique(allowed) if limited else None,
         "forbidden": _unique(name for item in recoveries for name in item.forbidden),
         "required": _unique(name for item in recoveries for name in item.required),
+        "by_hand": recoveries[0].by_hand if len(recoveries) == 1 else None,
     }
 
 

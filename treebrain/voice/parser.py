@@ -111,9 +111,14 @@ class CommandParser:
         )
 
     def parse(
-        self, text: str, classification: Classification, active_zone: str | None = None
+        self,
+        text: str,
+        classification: Classification,
+        active_zone: str | None = None,
+        holding: bool | None = None,
     ) -> ParsedPlan | None:
-        """The plan for `text` when the parser is sure of it; None when the LLM should answer."""
+        """The plan for `text` when the parser is sure of it; None when the LLM should answer.
+        `holding`: whether the gripper holds something (None: the scene is not known)."""
         if classification.route != "generate" or classification.is_creative or classification.is_learning:
             return None
         by_intent = self.reads_intent(classification)
@@ -125,7 +130,7 @@ class CommandParser:
         elif by_intent:
             sequence = self._intent_plan(request)
         elif classification.is_recovery:
-            sequence = _recovery_plan(request)
+            sequence = _recovery_plan(request, holding)
         else:
             sequence = None
         if not sequence or not self._passes(sequence, request, active_zone):
@@ -190,12 +195,15 @@ def _layers(build: ZoneBuild, dish: Dish) -> list[str]:
     return [dish.wrap, *fillings, dish.wrap]
 
 
-def _recovery_plan(request: PlanRequest) -> list[Step] | None:
-    """A recovery does exactly what its patterns require, or the one thing they allow."""
+def _recovery_plan(request: PlanRequest, holding: bool | None) -> list[Step] | None:
+    """A recovery does exactly what its patterns require, or the one thing they allow, or what its
+    pattern does with the gripper as the scene shows it."""
     if request.required:
         names = request.required
     elif request.allowed is not None and len(request.allowed) == 1:
         names = request.allowed
+    elif request.by_hand is not None and holding is not None:
+        names = request.by_hand.steps(holding)
     else:
         return None
     return [Step(instruction=name) for name in names]

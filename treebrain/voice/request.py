@@ -140,6 +140,19 @@ class IntentStep(BaseModel):
         return self.step.short() + (f" {self.times} times" if self.times > 1 else "")
 
 
+class HandChoice(BaseModel):
+    """A recovery whose steps depend on the gripper ("I made a mistake": put back what is held, else
+    clear the build): a choice the scene makes, not the words."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    holding: list[str] = Field(min_length=1)
+    empty: list[str] = Field(min_length=1)
+
+    def steps(self, holding: bool) -> list[str]:
+        return self.holding if holding else self.empty
+
+
 class PlanRequest(BaseModel):
     """Everything a plan must do (and must not do) to be what the command asked for."""
 
@@ -154,6 +167,8 @@ class PlanRequest(BaseModel):
     """A recovery: instructions the plan must not use ("go home" never clears the assembly)."""
     required: list[str] = Field(default_factory=list)
     """A recovery: instructions the plan must use."""
+    by_hand: HandChoice | None = None
+    """A recovery whose steps the gripper decides (what it does holding something, and empty)."""
     intent: list[IntentStep] | None = None
     """A command that builds nothing: exactly these steps in this order (a ``change_speed`` first when
     a speed was said; [] when only a speed was). None: the command names no steps the reader could tell."""

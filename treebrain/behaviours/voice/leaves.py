@@ -225,6 +225,9 @@ class Parse(VoiceLeaf):
         "text": Port("str"),
         "classification": Port("VoiceClassification"),
         "active_zone": Port("str", "the zone active before this command", required=False),
+        "scene": Port(
+            "ArmScene", "the cell now: what the gripper holds decides some recoveries", required=False
+        ),
         "notice": Port("str", required=False),
     }
     outputs = {"result": Port(RESULT, RESULT_DOC), "route": Port("str", required=False)}
@@ -234,7 +237,9 @@ class Parse(VoiceLeaf):
             self.feedback_message = "the parser is switched off"
             return Status.FAILURE
         text = self.read("text")
-        parsed = self.kit.parser.parse(text, self.read("classification"), self.read("active_zone"))
+        scene = self.read("scene")
+        holding = None if scene is None else scene.held is not None
+        parsed = self.kit.parser.parse(text, self.read("classification"), self.read("active_zone"), holding)
         if parsed is None:
             unexplained = self.kit.parser.unexplained(text)
             self.feedback_message = (
