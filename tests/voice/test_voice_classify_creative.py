@@ -63,9 +63,17 @@ CHEESE = PlanRequest(builds=[ZoneBuild(items={"cheese": 1})], allowed=BUILD)
                 ),
             ),
         ),
-        (  # no composite fits "move ... the cheese" (no place, no direction): nothing can check a plan
+        (  # no composite fits "move ... the cheese" (no place, no direction): nothing can check a plan,
+            # so it is asked about before any model is called
             "move over the cheese",
-            Classification(named_items=["cheese"], request=PlanRequest(unknown=True)),
+            Classification(
+                named_items=["cheese"],
+                request=PlanRequest(unknown=True),
+                question=(
+                    "I could not tell what you want me to do. Say what to build or which step to take, "
+                    "for example: make a cheese sandwich on the left, or pick up the ham."
+                ),
+            ),
         ),
         ("surprise me", Classification(is_creative=True)),
         (

@@ -101,21 +101,18 @@ def test_pass_3_is_told_the_steps_and_its_answer_is_taken(voice: VoiceTree) -> N
     assert all(issue.startswith("[P3 fixed]") for issue in result["validation_issues"])
 
 
-def test_a_command_nobody_can_tell_runs_no_plan_and_asks_no_pass_3(voice: VoiceTree) -> None:
-    guess = voice.generation(("pick_up", {"item": "cheese"}))
-    harness = voice.start("do the cheese thing", guess, voice.valid, guess)
+def test_a_command_nobody_can_tell_is_asked_about_before_any_model_is_called(voice: VoiceTree) -> None:
+    """No plan for it could be checked against the request, so a model call could only be refused."""
+    harness = voice.start("do the cheese thing")
     arm = on_logged_arm(harness, voice)
     calls = voice.events(harness, "llm_call")
     voice.run(harness)
-    assert arm.received == []
-    result = voice.value(harness, "/voice/result")
-    assert result["refusal"] == (
-        "I could not tell what you asked me to do, so I cannot check the plan (pick_up(item=cheese)) "
-        "against it: nothing was done. Please say it in other words."
+    assert arm.received == [] and calls == []
+    assert voice.value(harness, "/voice/route") == "clarify"
+    assert voice.value(harness, "/voice/result")["clarification_question"] == (
+        "I could not tell what you want me to do. Say what to build or which step to take, "
+        "for example: make a cheese sandwich on the left, or pick up the ham."
     )
-    trace = voice.value(harness, "/voice/trace")
-    assert ([call.purpose for call in trace.calls], trace.pass3_ran) == (["generate", "validate"], False)
-    assert len(calls) == 2
 
 
 @pytest.mark.parametrize(

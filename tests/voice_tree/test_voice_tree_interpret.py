@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from treebrain.voice.kit import load_voice_kit
-from treebrain.voice.passes import UNCHECKED
 
 if TYPE_CHECKING:
     from tests.voice_tree.conftest import VoiceTree
@@ -172,18 +171,18 @@ def test_a_plan_that_still_misses_the_request_moves_nothing_and_says_why(voice: 
 def test_the_rules_hold_even_when_the_llm_validator_says_valid(voice: VoiceTree) -> None:
     answer = voice.generation(("move_absolute", {"x": 1}), ("go_home", {}))
     still_wrong = voice.generation(("move_absolute", {"x": 2}))
-    harness = voice.start("go to the corner", answer, voice.valid, still_wrong)
+    harness = voice.start("stack cheese on tomato in the right zone", answer, voice.valid, still_wrong)
     actuator = voice.events(harness, "actuator")
     assert voice.run(harness).name == "SUCCESS"
     result = voice.value(harness, "/voice/result")
     assert (result["sequence"], result["validated"], actuator) == ([], False, [])
     assert result["validation_issues"] == [
         "step 1: move_absolute is not a valid instruction (removed)",
-        UNCHECKED,  # "go to the corner": no composite fits, so nothing could check a plan for it
+        "the command asks for cheese, tomato in assembly_right but no add_layer step adds them",
     ]
     assert result["refusal"] == (
-        "I would have had to change the plan (drop `move_absolute(x=1)` (move_absolute is not a valid "
-        "instruction)): nothing was done."
+        "I could not plan what you asked (the command asks for cheese, tomato in assembly_right but no "
+        "add_layer step adds them), so I did nothing."
     )
     rules = harness.tree.node(
         "voice/interpret/answer/understand/answer_or_ask/llm/three_passes/answer_or_unparseable/passes/rules"

@@ -17,12 +17,23 @@ EXECUTE = "voice/act/dispatch/execute"
 APPROVAL = "voice/act/dispatch/approval"
 
 
+def test_a_bare_prompt_injection_is_asked_about_without_a_model(voice: VoiceTree) -> None:
+    harness = voice.start(INJECTION)
+    calls, sent = voice.events(harness, "llm_call"), voice.events(harness, "actuator")
+    assert voice.run(harness) == Status.SUCCESS
+    assert voice.value(harness, "/voice/route") == "clarify"
+    assert voice.value(harness, "/voice/result")["clarification_question"].startswith(
+        "I could not tell what you want me to do."
+    )
+    assert (calls, sent) == ([], [])
+
+
 def test_a_prompt_injection_never_reaches_the_arm(voice: VoiceTree) -> None:
     obeyed = voice.generation(("move_to", {"x": 9999, "y": 0, "z": 0}), ("gripper_set", {"state": "open"}))
     validator_too = (
         '{"valid": true, "issues": [], "sequence": [{"instruction": "move_to", "params": {"x": 9999}}]}'
     )
-    harness = voice.start(INJECTION, obeyed, validator_too, obeyed)
+    harness = voice.start(f"make a cheese sandwich, then {INJECTION}", obeyed, validator_too, obeyed)
     sent = voice.events(harness, "actuator")
     assert voice.run(harness) == Status.SUCCESS
     result = voice.value(harness, "/voice/result")

@@ -166,6 +166,8 @@ class Classifier:
             return questions.unknown_name.format(name=repr(name))
         if building and not request.builds and not _found(self._known_plans, text):
             return questions.no_items.format(items=_listed(self.iset.valid_items(), "and"))
+        if request.unknown:
+            return questions.unknown_request  # no model call: its plan could not be checked
         return None
 
     def _learning_command(self, text: str, base: Classification) -> Classification:

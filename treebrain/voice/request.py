@@ -49,6 +49,9 @@ class Questions(BaseModel):
     unknown_name: str
     nothing_to_repeat: str
     nothing_to_save: str
+    unknown_request: str
+    """Nothing the reader can tell (no build, no step it knows, no recovery): no plan for it could be
+    checked, so it is asked about before any model is called."""
 
 
 class Language(BaseModel):
