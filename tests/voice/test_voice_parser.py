@@ -58,6 +58,16 @@ def sandwich(zone: str, *items: str) -> list[str]:
             sandwich(MIDDLE, "bread", "meat", "lettuce", "tomato", "bread"),
         ),
         ("oops, undo", ["return_to_stack()"]),
+        (
+            "make three cheese sandwiches, one in each zone",
+            sandwich(LEFT, "bread", "cheese", "bread")
+            + sandwich(MIDDLE, "bread", "cheese", "bread")
+            + sandwich(RIGHT, "bread", "cheese", "bread"),
+        ),
+        (
+            "a ham sandwich on the left and another on the right",
+            sandwich(LEFT, "bread", "meat", "bread") + sandwich(RIGHT, "bread", "meat", "bread"),
+        ),
     ],
 )
 def test_a_command_whose_every_word_is_understood_gets_its_plan(command: str, plan: list[str]) -> None:
@@ -67,7 +77,6 @@ def test_a_command_whose_every_word_is_understood_gets_its_plan(command: str, pl
 @pytest.mark.parametrize(
     "command",
     [
-        "make three cheese sandwiches, one in each zone",  # "each zone": no slot says how to split
         "build a cheese sandwich and then a meat sandwich on top of it",
         "give me everything minus the meat",  # everything, but no dish says what wraps it
         "surprise me with a cheese sandwich",  # creative
@@ -94,6 +103,24 @@ def test_a_recovery_choice_naming_no_composite_is_refused_at_its_line(tmp_path: 
     with pytest.raises(InputError) as error:
         load_classifier(path, KIT.classifier.reader)
     assert "'wipe_everything' is not a composite" in str(error.value)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "make two cheese sandwiches",  # never one sandwich with two cheese: where does each go?
+        "make cheese sandwiches",
+        "two ham sandwiches on the left",  # one zone holds one sandwich
+        "make two cheese sandwiches, one in each zone",  # two, but three zones
+        "three cheese sandwiches, one on the left and one on the right",
+    ],
+)
+def test_several_dishes_without_a_zone_for_each_are_asked_about(command: str) -> None:
+    classification = KIT.classifier.classify(command)
+    assert classification.route == "clarify" and classification.request.builds == []
+    assert classification.question is not None and classification.question.startswith(
+        "Where should each one go? I build one per zone"
+    )
 
 
 def test_every_parsed_plan_of_the_suite_passes_the_same_validators() -> None:

@@ -59,6 +59,9 @@ class LocalProfile(_Profile):
     """A GGUF file instead of the bundled Gemma 3 270M."""
     n_ctx: int = Field(default=4096, ge=256)
     n_threads: int | None = Field(default=None, ge=1)
+    """Decode threads (default: half the cores; see treebrain/llm/providers/local.py)."""
+    n_threads_batch: int | None = Field(default=None, ge=1)
+    """Prompt-evaluation threads (default: half the cores)."""
     timeout_s: float = Field(default=60.0, gt=0)
 
 
@@ -225,6 +228,7 @@ def build_provider(
                 model_path=model_path,
                 n_ctx=profile.n_ctx,
                 n_threads=profile.n_threads,
+                n_threads_batch=profile.n_threads_batch,
                 temperature=profile.temperature,
                 pricing=profile.pricing,
                 timeout_s=profile.timeout_s,

@@ -19,7 +19,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from treebrain.documents import read_document
-from treebrain.voice.request import HandChoice, PlanRequest, RequestReader, check_pattern
+from treebrain.voice.request import HandChoice, PlanRequest, RequestReader, check_pattern, listed
 
 # Quotes (straight and curly) and end punctuation around a phrase the user wants learned.
 _QUOTES_AND_STOPS = " \"'\u201c\u201d\u2018\u2019.,!?"
@@ -158,6 +158,8 @@ class Classifier:
     def _question(self, text: str, request: PlanRequest, building: bool) -> str | None:
         """What to ask when the command leaves out what is needed to act on it."""
         questions = self.reader.language.questions
+        if request.question is not None:
+            return request.question
         place = self.reader.vague_place(text)
         if place is not None:
             return questions.vague_place.format(place=repr(place), zones=self.zone_choices())
@@ -165,7 +167,7 @@ class Classifier:
         if name is not None and not _found(self._known_plans, text):
             return questions.unknown_name.format(name=repr(name))
         if building and not request.builds and not _found(self._known_plans, text):
-            return questions.no_items.format(items=_listed(self.iset.valid_items(), "and"))
+            return questions.no_items.format(items=listed(self.iset.valid_items(), "and"))
         if request.unknown:
             return questions.unknown_request  # no model call: its plan could not be checked
         return None
@@ -212,10 +214,7 @@ class Classifier:
 
     def zone_choices(self) -> str:
         """The zones as a person says them: "left, centre or right"."""
-        spoken = [
-            place.aliases[0] if place.aliases else zone for zone, place in self.iset.assembly_zones.items()
-        ]
-        return _listed(spoken, "or")
+        return self.reader.zone_choices()
 
 
 def load_classifier(path: str | Path, reader: RequestReader) -> Classifier:
@@ -275,7 +274,3 @@ def _found(pattern: re.Pattern[str] | None, text: str) -> list[str]:
 
 def _unique(values: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(values))
-
-
-def _listed(names: list[str], last: str) -> str:
-    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} {last} {names[-1]}"

@@ -49,6 +49,8 @@ class Questions(BaseModel):
     unknown_name: str
     nothing_to_repeat: str
     nothing_to_save: str
+    several_dishes: str
+    """Several dishes said without a zone for each ("make two cheese sandwiches"): ``{zones}``."""
     unknown_request: str
     """Nothing the reader can tell (no build, no step it knows, no recovery): no plan for it could be
     checked, so it is asked about before any model is called."""
@@ -65,6 +67,12 @@ class Language(BaseModel):
     """Nouns of a dish, which adds more than the items said."""
     dish_noun_similarity: float = Field(default=85, ge=0, le=100)
     """A word this similar to a dish noun (rapidfuzz ratio) is that noun misspelt ("sandwhich")."""
+    plural_dish_nouns: list[str] = Field(default_factory=list)
+    """Dish nouns that say several dishes ("two cheese sandwiches"): one per zone, never one bigger."""
+    each_zone_words: list[str] = Field(default_factory=list)
+    """Phrases that put one dish in every assembly zone ("one in each zone")."""
+    copy_words: list[str] = Field(default_factory=list)
+    """Words right before a zone that stand for the dish just said ("... and one on the right")."""
     layer_words: list[str] = Field(default_factory=list)
     """Words that make a build without a dish each item once unless counted ("put cheese on the left")."""
     build_composites: list[str] | None = None
@@ -175,6 +183,8 @@ class PlanRequest(BaseModel):
     intent: list[IntentStep] | None = None
     """A command that builds nothing: exactly these steps in this order (a ``change_speed`` first when
     a speed was said; [] when only a speed was). None: the command names no steps the reader could tell."""
+    question: str | None = None
+    """What the reader could not settle and must ask (several dishes without a zone for each)."""
     unknown: bool = False
     """Nothing above says what the command asks for (no build, no intent, no recovery limits): no plan
     can be checked against it, so a model's plan for it is refused, never run unchecked."""
@@ -254,6 +264,9 @@ class RequestReader:
         self._removal = _any_of(language.removal_words)
         self._build_nouns = _phrases([*language.build_nouns, *language.dish_nouns])
         self._dishes = _phrases(language.dish_nouns)
+        self._plural_dishes = _phrases(language.plural_dish_nouns)
+        self._each_zone = _phrases(language.each_zone_words)
+        self._copies = {word.lower() for word in language.copy_words}
         self._layer_words = _any_of(language.layer_words)
         self._negations = _phrases(language.negation_words)
         self._everything = _phrases(language.all_items_words)
@@ -376,12 +389,14 @@ class RequestReader:
 
     def understood_spans(self, text: str) -> list[tuple[int, int]]:
         """Where `text` says something this reader reads: items, zones, counts, speeds, negations,
-        "everything", build words and nouns (the slot-filling parser needs every word explained)."""
+        "everything", build words and nouns, "in each zone", a copy word before a zone (the
+        slot-filling parser needs every word explained)."""
         phrases: list[Phrases] = [self._items, self._zones, self._speeds, self._negations]
-        phrases += [self._everything, self._build_nouns, self._times]
+        phrases += [self._everything, self._build_nouns, self._times, self._each_zone]
         patterns = [pattern for group in phrases for pattern, _ in group]
         patterns += [pattern for pattern in (self._build, *self._speed_numbers) if pattern is not None]
-        return [found.span() for pattern in patterns for found in pattern.finditer(text.lower())]
+        spans = [found.span() for pattern in patterns for found in pattern.finditer(text.lower())]
+        return spans + self._copy_spans(text)
 
     def intent_spans(self, text: str) -> list[tuple[int, int]]:
         """Where `text` says what an intent reads: the verbs of the composites, items, locations,
@@ -417,7 +432,14 @@ class RequestReader:
                 wanted += [_Mention(len(text), len(text), name) for name in everything if name not in named]
             only = not (says_everything or ordered_list or self.names_dish(text))
             once = only and (_found(self._layer_words, text) or self.is_item_list(text))
+            several = _mentions(self._plural_dishes, text)
+            said = self._dish_count(text, several[0]) if several else None
+            if several:
+                text = self._without_dish_count(text, several[0], wanted)
             builds = self._builds(text, wanted, ordered_list, only, once)
+            builds, question = self._dishes_per_zone(text, builds, bool(several), said)
+            if question is not None:
+                return PlanRequest(question=question, excluded=sorted(excluded), speed=self._speed(text))
         request = PlanRequest(builds=builds, excluded=sorted(excluded), speed=self._speed(text))
         if builds and self.language.build_composites is not None:
             request = request.model_copy(update={"allowed": list(self.language.build_composites)})
@@ -594,6 +616,70 @@ class RequestReader:
             for zone, mentions in groups.items()
             if mentions
         ]
+
+    def _without_dish_count(self, text: str, dish: _Mention, wanted: list[_Mention]) -> str:
+        """`text` with the count of dishes blanked ("three cheese sandwiches": three sandwiches, not
+        three cheese), so each dish's items keep their own counts."""
+        first = min((mention.start for mention in wanted if mention.end <= dish.start), default=dish.start)
+        before = list(_WORD.finditer(text[:first]))
+        if before and before[-1].group(0).lower() in self.language.count_words:
+            found = before[-1]
+            return text[: found.start()] + " " * (found.end() - found.start()) + text[found.end() :]
+        return text
+
+    def _dishes_per_zone(
+        self, text: str, builds: list[ZoneBuild], several: bool, said: int | None
+    ) -> tuple[list[ZoneBuild], str | None]:
+        """One dish per zone: copies of the dish said for "one in each zone" (as many as the zones,
+        when a count is `said`) and for "... and one on the right"; a question when several dishes
+        are said without a zone for each, or a count of them other than the zones named."""
+        zones = list(self.iset.assembly_zones)
+        ask = self.language.questions.several_dishes.format(zones=self.zone_choices())
+        if _mentions(self._each_zone, text):
+            if len(builds) != 1 or said not in (None, len(zones)):
+                return builds, ask
+            return [builds[0].model_copy(update={"zone": zone}) for zone in zones], None
+        copies = [zone for zone in self._copied_zones(text) if zone not in {build.zone for build in builds}]
+        if copies:
+            if not builds or any(build.zone is None for build in builds):
+                return builds, ask
+            last = builds[-1]
+            builds = builds + [last.model_copy(update={"zone": zone}) for zone in copies]
+        named = [build.zone for build in builds]
+        if several and (None in named or len(named) < 2 or len(set(named)) < len(named)):
+            return builds, ask
+        if said is not None and said != len(named):
+            return builds, ask
+        return builds, None
+
+    def _dish_count(self, text: str, dish: _Mention) -> int | None:
+        before = _WORD.findall(text[: dish.start].lower())
+        counted = [self.language.count_words[word] for word in before if word in self.language.count_words]
+        return counted[-1] if counted else None
+
+    def _copied_zones(self, text: str) -> list[str]:
+        """Zones named right after a copy word ("and one on the right")."""
+        return list(dict.fromkeys(zone for zone, _ in self._copies_before_zones(text)))
+
+    def _copy_spans(self, text: str) -> list[tuple[int, int]]:
+        return [span for _, span in self._copies_before_zones(text)]
+
+    def _copies_before_zones(self, text: str) -> list[tuple[str, tuple[int, int]]]:
+        """Each zone named right after a copy word, with where that word is."""
+        found_copies = []
+        for pattern, zone in self._zones:
+            for found in pattern.finditer(text):
+                words = list(_WORD.finditer(text[: found.start()]))
+                if words and words[-1].group(0).lower() in self._copies:
+                    found_copies.append((zone, words[-1].span()))
+        return found_copies
+
+    def zone_choices(self) -> str:
+        """The zones as a person says them: "left, centre or right"."""
+        spoken = [
+            place.aliases[0] if place.aliases else zone for zone, place in self.iset.assembly_zones.items()
+        ]
+        return listed(spoken, "or")
 
     def _zone_build(
         self,
@@ -826,3 +912,8 @@ def _owner(mention: _Mention, zones: Sequence[_Mention], leading: bool) -> _Ment
         return before[-1] if before else zones[0]
     after = [zone for zone in zones if zone.start >= mention.end]
     return after[0] if after else zones[-1]
+
+
+def listed(names: list[str], last: str) -> str:
+    """Names as said in a sentence: "a, b or c"."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} {last} {names[-1]}"

@@ -6,8 +6,16 @@ stamp file (size and mtime of a verified file) lets later processes skip the has
 ``Llama`` is cached per process too, and every call holds one lock because a llama.cpp context is
 not thread-safe. Structured output is JSON-Schema-constrained decoding (a GBNF grammar); tool
 calls are constrained to ``{"name": <tool>, "arguments": {...}}``, so with tools offered this small
-model always calls one (``auto`` behaves like ``required``). Cancel and deadline are checked by a
-stopping criterion after every token.
+model always calls one (``auto`` behaves like ``required``). Cancel and deadline are checked before
+every token.
+
+Decoding is :mod:`treebrain.llm.providers.local_decode`'s loop (the grammar asked about the best few
+tokens, not the whole 262k vocabulary), and the KV cache keeps the longest prompt prefix between
+calls. The model decodes on ``n_threads`` threads and evaluates prompts on ``n_threads_batch``, both
+half the cores by default: llama.cpp's threads wait for each other by spinning, and a one-token step
+has hundreds of such waits, so a thread that loses its core stalls the others. On this 2-core machine,
+with another process running, a 2-thread decode took 34-241 s for 150 tokens where a 1-thread decode
+took 3.9 s, and a 956-token prompt took 6.7-8.2 s on 2 threads, 3.8-4.0 s on 1 (docs/offline.md).
 """
 
 from __future__ import annotations
@@ -21,17 +29,20 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from treebrain.files import atomic_write_text, file_lock
 from treebrain.llm.context import CallContext
 from treebrain.llm.errors import LLMError, LLMErrorKind, LLMFailure
 from treebrain.llm.providers.base import Answer, Pricing, build_response
+from treebrain.llm.providers.local_decode import LlamaBackend, LlamaGrammarFilter, Sampling, decode
 from treebrain.llm.providers.remote import missing_package
 from treebrain.llm.types import LLMRequest, LLMResponse, ToolCall
 
 MODEL_NAME = "gemma-3-270m-q4_k_m"
 END_OF_TURN = "<end_of_turn>"
 
-_models: dict[tuple[str, int, int], tuple[Any, threading.Lock]] = {}
+_models: dict[tuple[str, int, int, int], tuple[Any, threading.Lock]] = {}
 _models_lock = threading.Lock()
 _assembled_path: Path | None = None
 
@@ -138,9 +149,15 @@ def _silence_native_log(llama_cpp: Any) -> None:
     llama_cpp.llama_log_set(drop, ctypes.c_void_p(0))
 
 
-def load_model(path: Path, n_ctx: int, n_threads: int) -> tuple[Any, threading.Lock]:
+def default_threads() -> tuple[int, int]:
+    """Decode and prompt-evaluation threads: half the cores, at least one (see the module docstring)."""
+    half = max(1, (os.cpu_count() or 1) // 2)
+    return half, half
+
+
+def load_model(path: Path, n_ctx: int, n_threads: int, n_threads_batch: int) -> tuple[Any, threading.Lock]:
     """The process-wide ``Llama`` for this file and settings, with the lock that guards it."""
-    key = (str(path), n_ctx, n_threads)
+    key = (str(path), n_ctx, n_threads, n_threads_batch)
     with _models_lock:
         if not _models:
             atexit.register(_close_models)
@@ -152,7 +169,13 @@ def load_model(path: Path, n_ctx: int, n_threads: int) -> tuple[Any, threading.L
                 raise missing_package("llama-cpp-python", "local") from error
             _silence_native_log(llama_cpp)
             try:
-                model = Llama(model_path=str(path), n_ctx=n_ctx, n_threads=n_threads, verbose=False)
+                model = Llama(
+                    model_path=str(path),
+                    n_ctx=n_ctx,
+                    n_threads=n_threads,
+                    n_threads_batch=n_threads_batch,
+                    verbose=False,
+                )
             except (ValueError, OSError) as error:
                 raise LLMError(
                     LLMErrorKind.CONFIG,
@@ -174,24 +197,35 @@ class LocalProvider:
         model_path: str | Path | None = None,
         n_ctx: int = 4096,
         n_threads: int | None = None,
+        n_threads_batch: int | None = None,
         timeout_s: float = 60.0,
         temperature: float | None = None,
         pricing: Pricing | None = None,
+        seed: int | None = 0,
     ) -> None:
         self.model = MODEL_NAME if model_path is None else Path(model_path).stem
         self.timeout_s = timeout_s
         self._model_path = None if model_path is None else Path(model_path)
         self._n_ctx = n_ctx
-        self._n_threads = n_threads or os.cpu_count() or 1
+        decode_threads, batch_threads = default_threads()
+        self._n_threads = n_threads or decode_threads
+        self._n_threads_batch = n_threads_batch or batch_threads
+        self._rng = np.random.default_rng(seed)
+        """Draws for temperatures above 0; one stream per provider, so repeated samples differ."""
         self._temperature = temperature
         self._pricing = pricing or Pricing()
 
     def __repr__(self) -> str:
-        return f"LocalProvider(model={self.model!r}, n_ctx={self._n_ctx}, n_threads={self._n_threads})"
+        return (
+            f"LocalProvider(model={self.model!r}, n_ctx={self._n_ctx}, n_threads={self._n_threads}, "
+            f"n_threads_batch={self._n_threads_batch})"
+        )
 
     def load(self) -> tuple[Any, threading.Lock]:
         """Load (or fetch the cached) model; call ahead of time to keep the first answer fast."""
-        return load_model(self._model_path or bundled_model_path(), self._n_ctx, self._n_threads)
+        return load_model(
+            self._model_path or bundled_model_path(), self._n_ctx, self._n_threads, self._n_threads_batch
+        )
 
     def complete(self, request: LLMRequest, context: CallContext) -> LLMResponse:
         started = context.clock.now()
@@ -210,9 +244,7 @@ class LocalProvider:
             self, request, self._answer(request, completion), self._pricing, started, context
         )
 
-    def _generate(self, model: Any, request: LLMRequest, context: CallContext) -> Any:
-        from llama_cpp.llama import StoppingCriteriaList
-
+    def _generate(self, model: Any, request: LLMRequest, context: CallContext) -> dict[str, Any]:
         schema = output_schema(request)
         grammar = None if schema is None else _grammar(json.dumps(schema, sort_keys=True))
         tokens = model.tokenize(gemma_prompt(request).encode("utf-8"), add_bos=True, special=True)
@@ -223,15 +255,22 @@ class LocalProvider:
                 f"context of {self._n_ctx}; raise n_ctx in the profile or shorten the prompt",
             )
         temperature = request.temperature if request.temperature is not None else self._temperature
-        stop = StoppingCriteriaList([lambda _ids, _logits: context.stop_reason() is not None])
-        return model.create_completion(
-            prompt=tokens,
-            grammar=grammar,
-            max_tokens=request.max_tokens,
-            temperature=0.0 if temperature is None else temperature,
-            stop=[END_OF_TURN],
-            stopping_criteria=stop,
-        )
+        constraint = None if grammar is None else LlamaGrammarFilter(model, grammar)
+        try:
+            decoded = decode(
+                LlamaBackend(model),
+                tokens,
+                grammar=constraint,
+                max_tokens=request.max_tokens,
+                sampling=Sampling(temperature=0.0 if temperature is None else temperature),
+                rng=self._rng,
+                should_stop=lambda: context.stop_reason() is not None,
+                stop=[END_OF_TURN],
+            )
+        finally:
+            if constraint is not None:
+                constraint.close()
+        return decoded.completion()
 
     def _answer(self, request: LLMRequest, completion: Any) -> Answer:
         text = str(completion["choices"][0]["text"])
