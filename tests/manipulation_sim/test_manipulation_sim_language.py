@@ -26,6 +26,7 @@ def robot_with_answers(tmp_path: Path, task: str, *answers: object) -> Path:
     data = yaml.safe_load((CONFIG / "robots" / "panda_language.yaml").read_text(encoding="utf-8"))
     data["tree"] = str(CONFIG / "trees" / "manipulation" / "language_task.yaml")
     data["manipulation"]["tasks_file"] = str(CONFIG / "manipulation" / "tasks.yaml")
+    data["manipulation"]["grounding"]["object_words"] = str(CONFIG / "manipulation" / "object_words.yaml")
     data["blackboard"] = {"/manipulation/task": task}
     responses = [json.dumps(answer) for answer in answers]
     data["llm"] = {
