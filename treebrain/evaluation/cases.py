@@ -153,6 +153,11 @@ class Suite(ABC):
         return ""
 
 
+def comma_list(text: str) -> list[str]:
+    """A command-line option's comma-separated names ("Lift,Stack"), blanks dropped."""
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
 def relative_to_cwd(path: Path) -> Path:
     """`path` relative to the working folder when it lies there: a Ray worker finds it in the files
     that travel with the job."""

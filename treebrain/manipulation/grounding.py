@@ -88,9 +88,10 @@ def absent_things(task: str, scene: Scene, nouns: Collection[str]) -> list[str]:
         return any(name.endswith(form) for name in known for form in _forms(word))
 
     said = _words(task)
+    known_nouns = set(nouns)
     absent: list[str] = []
     for index, word in enumerate(said):
-        named = sorted(_forms(word) & set(nouns))
+        named = sorted(_forms(word) & known_nouns)
         modifies_next = index + 1 < len(said) and in_scene(said[index + 1], things)  # "soda can"
         if named and named[0] not in absent and not modifies_next and not in_scene(word, present):
             absent.append(named[0])

@@ -92,9 +92,6 @@ class LanguageTaskFile(BaseModel):
     """Scene name → its robot file (relative to this file)."""
     tasks: list[LanguageTask] = Field(min_length=1)
 
-    def robot(self, scene: str, base: Path) -> Path:
-        return (base / self.scenes[scene]).resolve()
-
 
 def load_language_tasks(path: Path, catalogue: dict[str, TaskSpec]) -> LanguageTaskFile:
     """The file, or an InputError at the line of every problem: an unknown scene, a duplicate id,

@@ -22,7 +22,15 @@ from typing import Any
 
 from treebrain.behaviours.llm.service import LLMService
 from treebrain.errors import InputError
-from treebrain.evaluation.cases import Case, CaseResult, Outcome, Suite, config_root, relative_to_cwd
+from treebrain.evaluation.cases import (
+    Case,
+    CaseResult,
+    Outcome,
+    Suite,
+    comma_list,
+    config_root,
+    relative_to_cwd,
+)
 from treebrain.evaluation.suites.manipulation import TreesByRobot, episode_detail, frames_gif, run_episode
 from treebrain.evaluation.trees import llm_usage, spent
 from treebrain.manipulation.grounding import Grounding
@@ -96,10 +104,6 @@ class SceneTrees(TreesByRobot):
         return tree
 
 
-def _names(text: str) -> list[str]:
-    return [part.strip() for part in text.split(",") if part.strip()]
-
-
 class LanguageSuite(Suite):
     name = "language"
     help = "labelled language tasks on robosuite: grounding, planning, skills, the simulator's check"
@@ -122,7 +126,7 @@ class LanguageSuite(Suite):
             help=f"the labelled tasks (default {DEFAULT_TASKS_FILE})",
         )
         parser.add_argument(
-            "--scenes", type=_names, default=[], help="comma-separated scenes of the file (default: all)"
+            "--scenes", type=comma_list, default=[], help="comma-separated scenes of the file (default: all)"
         )
         parser.add_argument("--seeds", type=int, default=1, help="episodes per task (default 1)")
         parser.add_argument(
@@ -144,11 +148,11 @@ class LanguageSuite(Suite):
             "provider": self.provider,
         }
 
-    def load(self) -> LanguageTaskFile:
-        """The task file, checked against each scene's simulator task."""
-        scenes = self.scene_robots()
-        catalogue = {scene: scene_task(robot) for scene, robot in scenes.items()}
-        return load_language_tasks(self.tasks_file, catalogue)
+    def load(self) -> tuple[LanguageTaskFile, dict[str, Path]]:
+        """The task file, checked against each scene's simulator task, and each scene's robot file."""
+        robots = self.scene_robots()
+        catalogue = {scene: scene_task(robot) for scene, robot in robots.items()}
+        return load_language_tasks(self.tasks_file, catalogue), robots
 
     def scene_robots(self) -> dict[str, Path]:
         """Every scene of the task file and its robot file; an InputError for a missing file or an
@@ -171,8 +175,7 @@ class LanguageSuite(Suite):
         return robots
 
     def cases(self) -> list[Case]:
-        loaded = self.load()
-        robots = self.scene_robots()
+        loaded, robots = self.load()
         chosen = [task for task in loaded.tasks if not self.scenes or task.scene in self.scenes]
         return [
             Case(

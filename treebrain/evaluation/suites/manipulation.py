@@ -25,7 +25,15 @@ from treebrain.behaviours.llm.service import choose_default_profile
 from treebrain.behaviours.manipulation.service import ManipulationService
 from treebrain.behaviours.run_limits import RunLimits
 from treebrain.errors import InputError
-from treebrain.evaluation.cases import Case, CaseResult, Outcome, Suite, config_root, relative_to_cwd
+from treebrain.evaluation.cases import (
+    Case,
+    CaseResult,
+    Outcome,
+    Suite,
+    comma_list,
+    config_root,
+    relative_to_cwd,
+)
 from treebrain.evaluation.trees import llm_usage, spent
 from treebrain.manipulation.episode import EpisodeLog
 from treebrain.manipulation.evaluation import from_report, report, score, table
@@ -165,10 +173,6 @@ class TreesByRobot:
             tree.close()
 
 
-def _tasks(text: str) -> list[str]:
-    return [part.strip() for part in text.split(",") if part.strip()]
-
-
 class ManipulationSuite(Suite):
     name = "manipulation"
     help = "success rate, steps and wall time of the manipulation trees over many seeds"
@@ -187,7 +191,7 @@ class ManipulationSuite(Suite):
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
         parser.add_argument(
             "--tasks",
-            type=_tasks,
+            type=comma_list,
             default=DEFAULT_TASKS,
             help=f"comma-separated robosuite tasks (default {','.join(DEFAULT_TASKS)})",
         )

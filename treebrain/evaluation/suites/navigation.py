@@ -26,7 +26,15 @@ from treebrain.behaviours.llm.service import choose_default_profile
 from treebrain.behaviours.navigation.service import NavigationService
 from treebrain.clock import FakeClock
 from treebrain.errors import InputError
-from treebrain.evaluation.cases import Case, CaseResult, Outcome, Suite, config_root, relative_to_cwd
+from treebrain.evaluation.cases import (
+    Case,
+    CaseResult,
+    Outcome,
+    Suite,
+    comma_list,
+    config_root,
+    relative_to_cwd,
+)
 from treebrain.evaluation.trees import llm_usage
 from treebrain.navigation.drawing import draw_mission
 from treebrain.navigation.evaluation import MissionRecord, report, shortfall, table
@@ -118,10 +126,6 @@ def service_step(tree: TreebrainTree) -> float:
     return float(tree.context.robot.driver.get("params", {}).get("step_s", 0.1))
 
 
-def _names(text: str) -> list[str]:
-    return [part.strip() for part in text.split(",") if part.strip()]
-
-
 def _fraction(text: str) -> float:
     number = float(text)
     if not 0 <= number <= 1:
@@ -158,13 +162,13 @@ class NavigationSuite(Suite):
         )
         parser.add_argument(
             "--modes",
-            type=_names,
+            type=comma_list,
             default=list(MODES),
             help="comma-separated: frontier,llm,hybrid (default all)",
         )
         parser.add_argument(
             "--maps",
-            type=_names,
+            type=comma_list,
             default=[],
             help="comma-separated map_server YAML files (default: the robot's)",
         )

@@ -17,7 +17,15 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from treebrain.errors import InputError
-from treebrain.evaluation.cases import Case, CaseResult, Outcome, Suite, config_root, relative_to_cwd
+from treebrain.evaluation.cases import (
+    Case,
+    CaseResult,
+    Outcome,
+    Suite,
+    comma_list,
+    config_root,
+    relative_to_cwd,
+)
 from treebrain.evaluation.trees import WRITER, llm_usage, run_to_end, spent, with_profile
 from treebrain.manipulation.bddl import SUITES, BddlError, BddlTask, bddl_root, parse_bddl, suite_files
 from treebrain.manipulation.grounding import Grounding
@@ -48,10 +56,6 @@ def open_task_tree(robot: Path, task: BddlTask, provider: str | None) -> Treebra
     return with_profile(build_tree(compiled), provider)
 
 
-def _suites(text: str) -> list[str]:
-    return [part.strip() for part in text.split(",") if part.strip()]
-
-
 class LiberoSuite(Suite):
     """What the planning and the grounding suites share: LIBERO's task files as cases, a fresh tree
     per case, a report per LIBERO suite."""
@@ -73,7 +77,7 @@ class LiberoSuite(Suite):
         parser.add_argument("--suite", choices=["libero"], default="libero", help="the benchmark (libero)")
         parser.add_argument(
             "--suites",
-            type=_suites,
+            type=comma_list,
             default=list(SUITES),
             help=f"comma-separated LIBERO suites ({','.join(SUITES)})",
         )
