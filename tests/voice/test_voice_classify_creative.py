@@ -96,6 +96,7 @@ CHEESE = PlanRequest(builds=[ZoneBuild(items={"cheese": 1})], allowed=BUILD)
             Classification(
                 is_learning=True,
                 learned_phrase="the usual",
+                definition="a ham sandwich",
                 named_items=["meat"],
                 request=PlanRequest(builds=[ZoneBuild(items={"meat": 1})], allowed=BUILD),
             ),

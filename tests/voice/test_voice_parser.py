@@ -34,6 +34,30 @@ def sandwich(zone: str, *items: str) -> list[str]:
     ("command", "plan"),
     [
         ("make a ham and lettuce sandwich on the left", sandwich(LEFT, "bread", "meat", "lettuce", "bread")),
+        (
+            "call this the classic: bread, meat, cheese, bread",
+            [f"add_layer(item={item})" for item in ("bread", "meat", "cheese", "bread")],
+        ),
+        (
+            "save this as lunch: a meat and lettuce sandwich",
+            sandwich(MIDDLE, "bread", "meat", "lettuce", "bread"),
+        ),
+        (
+            "from now on, green stack means lettuce on bread",
+            ["add_layer(item=bread)", "add_layer(item=lettuce)"],
+        ),
+        (
+            "put a slice of tomato on the cheese on the bread",
+            [f"add_layer(item={item})" for item in ("bread", "cheese", "tomato")],
+        ),
+        (
+            "bread, meat, cheese, bread",
+            [f"add_layer(item={item})" for item in ("bread", "meat", "cheese", "bread")],
+        ),
+        (
+            "bread, two cheese, bread",
+            [f"add_layer(item={item})" for item in ("bread", "cheese", "cheese", "bread")],
+        ),
         ("make a double cheese sandwich", sandwich(MIDDLE, "bread", "cheese", "cheese", "bread")),
         ("a sandwich with two slices of meat", sandwich(MIDDLE, "bread", "meat", "meat", "bread")),
         ("make a turkey sandwich without tomato", sandwich(MIDDLE, "bread", "meat", "bread")),
@@ -80,7 +104,8 @@ def test_a_command_whose_every_word_is_understood_gets_its_plan(command: str, pl
         "build a cheese sandwich and then a meat sandwich on top of it",
         "give me everything minus the meat",  # everything, but no dish says what wraps it
         "surprise me with a cheese sandwich",  # creative
-        "call this the classic: bread, meat, cheese, bread",  # learning
+        "from now on, the snack means a cheese sandwich and a joke",  # a definition with a word left over
+        "call this the odd one: cheese and tomato on bread",  # stacked in part: the order is open
         "make a cheese sandwich and tell me a joke",
         "I made a mistake",  # a recovery allowing two things: the model (or the scene) decides
     ],

@@ -364,3 +364,21 @@ def test_learned_composites_count_with_their_steps() -> None:
     assert review_pass1(generation(plan), learned, request=cheese).issues == [
         "the command asks for cheese but no add_layer step adds it"
     ]
+
+
+def test_a_creative_plan_is_checked_against_its_axes_in_pass_2_and_pass_3() -> None:
+    tall = CreativeAssignment(
+        spatial="single_tall", spatial_instruction="", ingredient="full_set", ingredient_instruction=""
+    )
+    short = [*GOOD, Step(instruction="add_layer", params={"item": "cheese"})]
+    pass2 = review_pass1(generation(short), ISET, creative=tall)
+    assert pass2.misses == [
+        "the creative brief (single_tall \u00d7 full_set) is not followed: single_tall: 2 layers, at least 5 expected",
+        "the creative brief (single_tall \u00d7 full_set) is not followed: full_set: ['lettuce', 'meat', 'tomato'] never used",
+    ]
+    assert needs_pass3(pass2) and pass2.retry_issues == pass2.misses
+    assert not review_pass3(pass2, generation(short), ISET, creative=tall).fixed
+    layers = ["bread", "meat", "cheese", "lettuce", "tomato", "bread"]
+    full = [GOOD[0], *(Step(instruction="add_layer", params={"item": item}) for item in layers)]
+    assert review_pass3(pass2, generation(full), ISET, creative=tall).fixed
+    assert review_pass1(generation(full), ISET, creative=tall).misses == []

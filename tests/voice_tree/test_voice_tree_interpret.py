@@ -178,11 +178,11 @@ def test_the_rules_hold_even_when_the_llm_validator_says_valid(voice: VoiceTree)
     assert (result["sequence"], result["validated"], actuator) == ([], False, [])
     assert result["validation_issues"] == [
         "step 1: move_absolute is not a valid instruction (removed)",
-        "the command asks for cheese, tomato in assembly_right but no add_layer step adds them",
+        "the command lists the layers tomato, cheese in assembly_right but the plan adds none",
     ]
     assert result["refusal"] == (
-        "I could not plan what you asked (the command asks for cheese, tomato in assembly_right but no "
-        "add_layer step adds them), so I did nothing."
+        "I could not plan what you asked (the command lists the layers tomato, cheese in assembly_right "
+        "but the plan adds none), so I did nothing."
     )
     rules = harness.tree.node(
         "voice/interpret/answer/understand/answer_or_ask/llm/three_passes/answer_or_unparseable/passes/rules"

@@ -23,6 +23,21 @@ def classic(voice: VoiceTree, confidence: float = 0.9, name: str = "the_classic"
     )
 
 
+MASTERPIECE_SEED = "3"
+"""Draws two_zone_contrast x doubled for a creative command."""
+
+
+def masterpiece(voice: VoiceTree) -> str:
+    """A creative answer that follows the axes MASTERPIECE_SEED draws (two zones in contrast, each
+    build two ingredients alternating), named as if it could be saved."""
+    return voice.generation(
+        *voice.sandwich("assembly_left", "bread", "cheese", "bread"),
+        *voice.sandwich("assembly_right", "meat", "lettuce", "meat"),
+        composite_name="art",
+        creative_reasoning="Axis 1: two_zone_contrast \u00d7 Axis 2: doubled \u2014 two contrasting stacks",
+    )
+
+
 def tracked(voice: VoiceTree) -> dict[str, bytes]:
     folder = voice.config.parent
     return {name: (folder / name).read_bytes() for name in ("instruction_set.json", "phrase_bank.json")}
@@ -108,7 +123,7 @@ def test_what_is_never_saved(voice: VoiceTree) -> None:
         ),
         (
             "remember a masterpiece as anything",
-            classic(voice, name="art"),
+            masterpiece(voice),
             "Not saved it: creative results are never saved.",
         ),
         (
@@ -118,7 +133,9 @@ def test_what_is_never_saved(voice: VoiceTree) -> None:
         ),
     ]
     for command, answer, message in cases:
-        harness = voice.start(command, *([answer, voice.valid] if answer else []))
+        harness = voice.start(
+            command, *([answer, voice.valid] if answer else []), values={"/voice/seed": MASTERPIECE_SEED}
+        )
         assert voice.run(harness) == Status.SUCCESS
         memory = voice.value(harness, "/voice/memory")
         assert memory["saved"] is False and memory.get("message", memory["reason"]) == message, command

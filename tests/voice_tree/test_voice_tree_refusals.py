@@ -148,3 +148,34 @@ def test_repair_allowed_runs_the_repaired_plan_below_the_strict_threshold(voice:
     assert (result["refusal"], result["confidence"]) == (None, 0.59)
     assert result["validation_issues"] == ["step 1: wave_hello is not a valid instruction (removed)"]
     assert len(arm.received) == 28
+
+
+CONTRAST_SEED = "3"
+"""Draws two_zone_contrast x doubled for a creative command."""
+
+
+def test_a_creative_plan_that_ignores_its_axes_is_refused_after_pass_3(voice: VoiceTree) -> None:
+    ignores = voice.generation(*voice.sandwich("assembly_fixture", "bread", "cheese", "meat", "bread"))
+    harness = voice.start("surprise me", ignores, voice.valid, ignores, values={"/voice/seed": CONTRAST_SEED})
+    arm = on_logged_arm(harness, voice)
+    voice.run(harness)
+    assert arm.received == []
+    refusal = voice.value(harness, "/voice/result")["refusal"]
+    assert refusal.startswith("I could not plan what you asked (the creative brief (two_zone_contrast")
+    assert "two zones with disjoint ingredients expected" in refusal
+
+
+def test_a_creative_plan_pass_3_brought_to_its_axes_runs(voice: VoiceTree) -> None:
+    ignores = voice.generation(*voice.sandwich("assembly_fixture", "bread", "cheese", "meat", "bread"))
+    follows = voice.generation(
+        *voice.sandwich("assembly_left", "bread", "cheese", "bread"),
+        *voice.sandwich("assembly_right", "meat", "lettuce", "meat"),
+    )
+    harness = voice.start("surprise me", ignores, voice.valid, follows, values={"/voice/seed": CONTRAST_SEED})
+    arm = on_logged_arm(harness, voice)
+    assert voice.run(harness) == Status.SUCCESS
+    result = voice.value(harness, "/voice/result")
+    assert result["refusal"] is None and result["validation_issues"][0].startswith(
+        "[P3 fixed] the creative brief"
+    )
+    assert voice.value(harness, "/arm/executed") == len(arm.received) > 0

@@ -71,6 +71,8 @@ class Classification(BaseModel):
     is_learning: bool = False
     learned_phrase: str | None = None
     """The name a learning command gives, as said ("the classic")."""
+    definition: str | None = None
+    """What a learning command says the name stands for, as said ("bread, meat, cheese, bread")."""
     named_items: list[str] = Field(default_factory=list)
     unknown_items: list[str] = Field(default_factory=list)
     request: PlanRequest = PlanRequest()
@@ -140,7 +142,12 @@ class Classifier:
             return base.model_copy(update={"uses_last_plan": "repeat"})
         listed = self.reader.is_item_list(text)  # "more bread", "cheese": those layers
         building = (self.reader.is_build(text) or listed) and not is_creative and not recoveries
-        request = self.reader.read(text, build=building, intent=not building and not is_creative)
+        request = self.reader.read(
+            text,
+            build=building,
+            ordered_list=building and self.reader.is_layer_listing(text),
+            intent=not building and not is_creative,
+        )
         # a recovery limits the plan unless the command also builds something ("start over" builds nothing)
         limited = bool(recoveries) and not (self.reader.is_build(text) and named_items)
         if limited:
@@ -184,6 +191,7 @@ class Classifier:
         update: dict[str, object] = {"learned_phrase": name, "name_taken": self._is_built_in(name)}
         if body:
             update["request"] = self._definition(body, creative=base.is_creative)
+            update["definition"] = body
         elif self.reader.refers_to_last(text):
             update["uses_last_plan"] = "learn"
         else:

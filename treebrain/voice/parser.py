@@ -118,9 +118,14 @@ class CommandParser:
         holding: bool | None = None,
     ) -> ParsedPlan | None:
         """The plan for `text` when the parser is sure of it; None when the LLM should answer.
-        `holding`: whether the gripper holds something (None: the scene is not known)."""
-        if classification.route != "generate" or classification.is_creative or classification.is_learning:
+        `holding`: whether the gripper holds something (None: the scene is not known). A learning
+        command is read by its definition ("call this the classic: bread, meat, cheese, bread")."""
+        if classification.route != "generate" or classification.is_creative:
             return None
+        if classification.is_learning:
+            if classification.definition is None:
+                return None
+            text = classification.definition
         by_intent = self.reads_intent(classification)
         if self.unexplained(text, intent=by_intent):
             return None
@@ -147,6 +152,8 @@ class CommandParser:
         if found is None and self.classifier.reader.says_everything(text):
             return None  # "everything" without a dish: no telling what wraps it
         steps = [] if request.speed is None else [self._speed_step(request.speed)]
+        if any(build.stacked_in_part for build in request.builds):
+            return None  # some items go on others, some are only named: the order is the model's to say
         for build in request.builds:
             layers = _layers(build, dish)
             zone = build.zone or (self.iset.default_zone if dish.default_zone else None)

@@ -21,6 +21,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from treebrain.voice.creative import CreativeAssignment, axis_violations
 from treebrain.voice.isa import InstructionSet
 from treebrain.voice.plan_check import plan_misses
 from treebrain.voice.request import PlanRequest
@@ -118,15 +119,17 @@ def review_pass1(
     validator_error: str | None = None,
     request: PlanRequest | None = None,
     active_zone: str | None = None,
+    creative: CreativeAssignment | None = None,
 ) -> Pass2Outcome:
     """Pass 2: Python rules always, plus the LLM verdict when one was asked for, plus the request.
 
     `validator_error` is VALIDATOR_UNPARSEABLE or VALIDATOR_FAILED when an LLM validator was
-    asked but gave nothing usable; such issues never trigger pass 3.
+    asked but gave nothing usable; such issues never trigger pass 3. A creative plan must follow the
+    axes drawn for it (`creative`): a departure is a miss like any other.
     """
     pass1 = list(generation.sequence)
     if not pass1:
-        misses = _misses(request, [], iset, active_zone)
+        misses = _misses(request, [], iset, active_zone, creative)
         return Pass2Outcome(
             pass1_sequence=[],
             sequence=[],
@@ -150,7 +153,7 @@ def review_pass1(
             if proposed.sequence != sequence:
                 changes = _merged(changes, ["take the LLM validator's rewritten plan", *proposed.changes()])
             sequence = proposed.sequence
-    misses = _misses(request, sequence, iset, active_zone)
+    misses = _misses(request, sequence, iset, active_zone, creative)
     issues = _merged(issues, misses)
     retry_issues = _merged(changes, objections, misses)
     if validator_error is not None:
@@ -185,13 +188,14 @@ def review_pass3(
     *,
     request: PlanRequest | None = None,
     active_zone: str | None = None,
+    creative: CreativeAssignment | None = None,
 ) -> Pass3Outcome:
     """Keep pass 3's plan only if validation changes nothing in it (a name spelled by an alias aside)
-    and it does exactly what was asked; tag the issues it fixed."""
+    and it does exactly what was asked (a creative plan: its axes); tag the issues it fixed."""
     if regenerated is None or not regenerated.sequence:
         return Pass3Outcome(sequence=outcome.sequence, issues=outcome.issues, fixed=False)
     checked = enforce_rules(regenerated.sequence, iset)
-    if checked.changes() or _misses(request, checked.sequence, iset, active_zone):
+    if checked.changes() or _misses(request, checked.sequence, iset, active_zone, creative):
         return Pass3Outcome(sequence=outcome.sequence, issues=outcome.issues, fixed=False)
     unfixable = (VALIDATOR_UNPARSEABLE, VALIDATOR_FAILED)
     tagged = [issue if issue in unfixable else f"{P3_TAG} {issue}" for issue in outcome.issues]
@@ -199,12 +203,28 @@ def review_pass3(
 
 
 def _misses(
-    request: PlanRequest | None, sequence: list[Step], iset: InstructionSet, active_zone: str | None
+    request: PlanRequest | None,
+    sequence: list[Step],
+    iset: InstructionSet,
+    active_zone: str | None,
+    creative: CreativeAssignment | None,
 ) -> list[str]:
+    departures = (
+        [] if creative is None or not sequence else brief_departures(creative, sequence, iset.valid_items())
+    )
     if request is None:
-        return []
+        return departures
     unchecked = [UNCHECKED] if request.unknown and sequence else []
-    return [*plan_misses(request, sequence, iset, active_zone), *unchecked]
+    return [*plan_misses(request, sequence, iset, active_zone), *unchecked, *departures]
+
+
+def brief_departures(creative: CreativeAssignment, sequence: list[Step], items: list[str]) -> list[str]:
+    """How a creative plan departs from the axes drawn for it, worded for the user and for pass 3."""
+    brief = f"{creative.spatial} \u00d7 {creative.ingredient}"
+    return [
+        f"the creative brief ({brief}) is not followed: {problem}"
+        for problem in axis_violations(creative, sequence, items)
+    ]
 
 
 def _merged(*lists: list[str]) -> list[str]:

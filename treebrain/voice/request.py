@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -75,6 +76,11 @@ class Language(BaseModel):
     """Words right before a zone that stand for the dish just said ("... and one on the right")."""
     layer_words: list[str] = Field(default_factory=list)
     """Words that make a build without a dish each item once unless counted ("put cheese on the left")."""
+    listing_min_items: int = Field(default=3, ge=2)
+    """A command that is only items, this many or more, lists the layers bottom first."""
+    stacking_words: list[str] = Field(default_factory=list)
+    """Words between two items that put the first on the second ("cheese on bread"): bottom first, the
+    second item, then the first."""
     build_composites: list[str] | None = None
     """The only composites a build may use (None: any)."""
     removal_words: list[str] = Field(default_factory=list)
@@ -119,7 +125,11 @@ class ZoneBuild(BaseModel):
     exact: list[str] = Field(default_factory=list)
     """Items whose count was said ("three layers of cheese"): that many, no more."""
     order: list[str] | None = None
-    """The exact layers, bottom first, when the command lists them ("bread, meat, cheese, bread")."""
+    """The exact layers, bottom first, when the command lists them ("bread, meat, cheese, bread") or
+    stacks each on the next ("tomato on cheese on bread")."""
+    stacked_in_part: bool = False
+    """Some items are said to go on others and some are not ("cheese and tomato on bread"): the order
+    is only partly known, so no check of it is made and the parser leaves the command to the model."""
     only: bool = False
     """No dish was said ("put cheese on the left", "more bread", "a stack of bread"): these items, no
     other, and -- naming no zone -- in the zone the arm is building in."""
@@ -279,6 +289,7 @@ class RequestReader:
         self._references = _phrases(language.reference_words)
         self._connectors = {word.lower() for word in language.list_connectors}
         self._count_nouns = {word.lower() for word in language.count_nouns}
+        self._stacking = {self._significant(phrase) for phrase in language.stacking_words}
         self._times = _phrases(list(language.times_words))
         self._vague = _any_of(language.vague_places)
         self._unknown_zones = [
@@ -353,6 +364,22 @@ class RequestReader:
             rest = rest[: mention.start] + " " + rest[mention.end :]
         fillers = self.filler_words()
         return bool(mentions) and all(word in fillers or word in ",;:&" for word in _WORD.findall(rest))
+
+    def _significant(self, text: str) -> str:
+        """`text`'s words without connectors and count words ("on top of the" -> "on top")."""
+        fillers = self.filler_words()
+        return " ".join(word for word in _WORD.findall(text.lower()) if word not in fillers)
+
+    def _stacked_on(self, text: str, below: _Mention, above: _Mention) -> bool:
+        """Whether the text between two items puts the first on the second ("cheese on the bread")."""
+        return self._significant(text[below.end : above.start]) in self._stacking
+
+    def is_layer_listing(self, text: str) -> bool:
+        """An item list long enough to be the layers in order ("bread, meat, cheese, bread"), not a
+        few items to add ("bread and cheese")."""
+        return (
+            self.is_item_list(text) and len(_mentions(self._items, text)) >= self.language.listing_min_items
+        )
 
     def unsupported_motion(self, text: str) -> str | None:
         return next((name for pattern, name in self._motions if pattern.search(text)), None)
@@ -703,13 +730,20 @@ class RequestReader:
             counts[mention.name] = counts.get(mention.name, 0) + said if mention.name in exact else said
             if mention.name not in exact:
                 exact.append(mention.name)
-        order = (
-            [mention.name for mention in sorted(mentions, key=lambda m: m.start)] if ordered_list else None
-        )
+        in_text = sorted(mentions, key=lambda m: m.start)
+        stacked = [self._stacked_on(text, first, second) for first, second in pairwise(in_text)]
+        if ordered_list or (stacked and all(stacked)):
+            bottom_first = in_text if ordered_list else in_text[::-1]
+            order = [mention.name for mention in bottom_first for _ in range(self._count(text, mention) or 1)]
+        else:
+            order = None
         if order is not None:
             counts = {name: order.count(name) for name in order}
             exact = list(counts)
-        return ZoneBuild(zone=zone, items=counts, exact=exact, order=order, only=only)
+        in_part = order is None and any(stacked)
+        return ZoneBuild(
+            zone=zone, items=counts, exact=exact, order=order, only=only, stacked_in_part=in_part
+        )
 
     def _count(self, text: str, mention: _Mention) -> int | None:
         """A count said right before the item ("three layers of", "double") or after it ("twice")."""

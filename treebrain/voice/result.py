@@ -85,12 +85,16 @@ def phrase_match_result(match: PhraseMatch, notice: str | None = None) -> Interp
     )
 
 
-def parsed_result(parsed: ParsedPlan, notice: str | None = None) -> InterpretResult:
-    """The slot-filling parser's plan: it passed the rules and the request check unchanged."""
+def parsed_result(
+    parsed: ParsedPlan, notice: str | None = None, learned_phrase: str | None = None
+) -> InterpretResult:
+    """The slot-filling parser's plan: it passed the rules and the request check unchanged. A learning
+    command's plan carries the name it is to be saved under (`learned_phrase`, as said)."""
     return InterpretResult(
         interpretation=parsed.interpretation,
         sequence=list(parsed.sequence),
         pass1_sequence=list(parsed.sequence),
+        composite_name=snake_case_name(learned_phrase),
         confidence=parsed.confidence,
         validated=True,
         user_feedback=notice,

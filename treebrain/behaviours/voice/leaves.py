@@ -238,15 +238,16 @@ class Parse(VoiceLeaf):
             return Status.FAILURE
         text = self.read("text")
         scene = self.read("scene")
+        classification: Classification = self.read("classification")
         holding = None if scene is None else scene.held is not None
-        parsed = self.kit.parser.parse(text, self.read("classification"), self.read("active_zone"), holding)
+        parsed = self.kit.parser.parse(text, classification, self.read("active_zone"), holding)
         if parsed is None:
-            unexplained = self.kit.parser.unexplained(text)
+            unexplained = self.kit.parser.unexplained(classification.definition or text)
             self.feedback_message = (
                 f"unsure ({', '.join(unexplained[:5]) or 'no plan it can check'}): the LLM answers"
             )
             return Status.FAILURE
-        self.publish(parsed_result(parsed, self.read("notice")), "parser")
+        self.publish(parsed_result(parsed, self.read("notice"), classification.learned_phrase), "parser")
         self.feedback_message = f"{len(parsed.sequence)} step(s), confidence {parsed.confidence:g}"
         return Status.SUCCESS
 

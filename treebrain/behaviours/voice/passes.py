@@ -156,6 +156,7 @@ class Review(VoiceLeaf):
         "verdict_raw": Port("str", "the LLM validator's raw answer", required=False),
         "classification": Port("VoiceClassification", "what the command asks for"),
         "active_zone": Port("str", "the zone active before this command", required=False),
+        "creative": Port("optional[VoiceCreative]", "the axes a creative plan must follow", required=False),
     }
     outputs = {"pass2": Port("VoicePass2"), "retry_issues": Port("list[str]", "issues worth a pass 3")}
 
@@ -173,6 +174,7 @@ class Review(VoiceLeaf):
             validator_error=validator_error,
             request=classification.request,
             active_zone=self.read("active_zone"),
+            creative=self.read("creative"),
         )
         self.write("pass2", outcome)
         # an unchecked command gets no pass 3: no plan that does anything could be checked
@@ -191,6 +193,7 @@ class Recheck(VoiceLeaf):
         "answer": Port("any", "the parsed JSON of pass 3"),
         "classification": Port("VoiceClassification", "what the command asks for"),
         "active_zone": Port("str", "the zone active before this command", required=False),
+        "creative": Port("optional[VoiceCreative]", "the axes a creative plan must follow", required=False),
     }
     outputs = {"pass3": Port("VoicePass3")}
 
@@ -202,6 +205,7 @@ class Recheck(VoiceLeaf):
             self.kit.iset,
             request=classification.request,
             active_zone=self.read("active_zone"),
+            creative=self.read("creative"),
         )
         self.write("pass3", outcome)
         self.feedback_message = "fixed" if outcome.fixed else "pass 2 stands"
