@@ -44,7 +44,9 @@ REPAIR = f"{RECOVER}/cheapest_first/repair"
 REPLAN = f"{RECOVER}/cheapest_first/replan"
 BUDGET = f"{REPLAN}/budget"
 FEEDBACK = f"{REPLAN}/feedback"
-REPLAN_ASK = f"{REPLAN}/plan_again/planning/attempts_or_giving_up/attempts/attempt/ask_non_fatal/ask"
+REPLAN_ASK = (
+    f"{REPLAN}/plan_again/planning/attempts_or_giving_up/attempts/attempt/decode/whole_plan/ask_non_fatal/ask"
+)
 ADOPT = f"{REPLAN}/adopt"
 OUTCOME = f"{MONITOR}/outcome"
 HOME = "episode/attempt_task/task/home"

@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from treebrain.manipulation.planning import PlanIssue
+from treebrain.manipulation.stepwise import StepCall
 
 
 class PlanAttempt(BaseModel):
@@ -27,10 +28,19 @@ class PlanAttempt(BaseModel):
     issues: list[str] = []
     categories: list[str] = []
     llm_error: str = ""
+    step_calls: list[StepCall] = []
+    """Step-wise decoding's calls, one a step (`prompt` is then the last one's, `raw` every answer)."""
 
     @classmethod
     def judged(
-        cls, attempt: int, prompt: str, raw: str, answer: Any, issues: list[PlanIssue], llm_error: str = ""
+        cls,
+        attempt: int,
+        prompt: str,
+        raw: str,
+        answer: Any,
+        issues: list[PlanIssue],
+        llm_error: str = "",
+        step_calls: list[StepCall] | None = None,
     ) -> PlanAttempt:
         return cls(
             attempt=attempt,
@@ -40,6 +50,7 @@ class PlanAttempt(BaseModel):
             issues=[str(issue) for issue in issues],
             categories=sorted({issue.category for issue in issues}),
             llm_error=llm_error,
+            step_calls=list(step_calls or []),
         )
 
     @property

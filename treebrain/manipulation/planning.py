@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -23,6 +23,19 @@ LOOP_LENGTH = 3
 """The same step this many times in a row is a loop."""
 
 
+Decoding = Literal["whole_plan", "stepwise"]
+"""How the model is asked for a plan: the whole plan in one call, or one feasible step a call
+(:mod:`treebrain.manipulation.stepwise`)."""
+
+
+class PlannerVariant(BaseModel):
+    """Planner settings that replace the section's when a given LLM profile answers."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    decoding: Decoding
+
+
 class PlannerSettings(BaseModel):
     """The robot file's ``manipulation.planner`` section."""
 
@@ -30,6 +43,16 @@ class PlannerSettings(BaseModel):
 
     max_steps: int = Field(default=10, ge=1, le=50)
     """A longer plan is refused."""
+    decoding: Decoding = "whole_plan"
+    """The decoding of every profile not in `by_profile`."""
+    by_profile: dict[str, PlannerVariant] = Field(default_factory=dict)
+    """Variants by LLM profile name (``local: {decoding: stepwise}``); each must name a profile of
+    the robot file's ``llm:`` section."""
+
+    def decoding_for(self, profile: str) -> Decoding:
+        """The decoding used when `profile` answers the planner."""
+        variant = self.by_profile.get(profile)
+        return self.decoding if variant is None else variant.decoding
 
 
 def skill_catalogue(scene: Scene) -> list[dict[str, object]]:
@@ -166,10 +189,11 @@ def validate_plan(answer: Any, scene: Scene, max_steps: int) -> list[PlanIssue]:
         issues += _step_issues(index, step, scene)
     if issues:
         return issues
-    return _loop_issues(steps) + _simulation_issues(steps, scene)
+    return loop_issues(steps) + _simulation_issues(steps, scene)
 
 
-def _loop_issues(steps: list[Any]) -> list[PlanIssue]:
+def loop_issues(steps: list[Any]) -> list[PlanIssue]:
+    """A loop: the same step LOOP_LENGTH times in a row (the first one found)."""
     for index in range(len(steps) - LOOP_LENGTH + 1):
         window = steps[index : index + LOOP_LENGTH]
         if all(step == window[0] for step in window):

@@ -8,10 +8,11 @@ from treebrain.behaviours.registry import BehaviourRegistry
 
 def register(registry: BehaviourRegistry) -> None:
     """Add the ``manipulation.*`` leaves (the ``treebrain.behaviours`` entry point ``manipulation``)."""
-    from treebrain.behaviours.manipulation import grounding, leaves, planning, recovery, service
+    from treebrain.behaviours.manipulation import grounding, leaves, planning, recovery, service, stepwise
 
     registry.register_all(leaves.BEHAVIOURS)
     registry.register_all(planning.BEHAVIOURS)
+    registry.register_all(stepwise.BEHAVIOURS)
     registry.register_all(grounding.BEHAVIOURS)
     registry.register_all(recovery.BEHAVIOURS)
     registry.add_robot_check(service.settings_problems)

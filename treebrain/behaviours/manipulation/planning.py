@@ -1,7 +1,9 @@
 """Planner leaves: ``manipulation.scene`` (what the planner sees, from the manipulator's world state),
-``manipulation.plan_start`` (the answer's schema, a new record; an empty task is refused here), ``manipulation.plan_prompt`` (the next attempt's prompt, with the previous
-answer's rejection), ``manipulation.judge_plan`` (validation, recorded) and
-``manipulation.plan_outcome`` (the accepted plan, or the refusal with its reasons).
+``manipulation.plan_start`` (the answer's schema, a new record and the decoding the robot file chose
+for the default LLM profile; an empty task is refused here), ``manipulation.plan_prompt`` (the next
+attempt's prompt, with the previous answer's rejection), ``manipulation.judge_plan`` (validation,
+recorded) and ``manipulation.plan_outcome`` (the accepted plan, or the refusal with its reasons).
+Step-wise decoding's leaves are in :mod:`treebrain.behaviours.manipulation.stepwise`.
 
 The model is asked by ``llm.generate`` between them (config/trees/manipulation/plan.yaml), so no
 tick waits for it; these leaves only call :mod:`treebrain.manipulation.planning`. Only ``manipulation.scene`` needs a
@@ -14,29 +16,44 @@ from py_trees.common import Status
 
 from treebrain.behaviours.base import Leaf
 from treebrain.behaviours.context import TreeContext
+from treebrain.behaviours.llm.service import LLMService
 from treebrain.behaviours.manipulation.leaves import UsesManipulator, scene_of
 from treebrain.behaviours.manipulation.service import SECTION, ManipulationService, ManipulationSettings
 from treebrain.behaviours.ports import Port
 from treebrain.blackboard import register_type
 from treebrain.manipulation.plan_prompt import planner_prompt
 from treebrain.manipulation.plan_record import PlanAttempt, PlanningRecord
-from treebrain.manipulation.planning import plan_schema, refusal_of, replan_task, task_refusal, validate_plan
+from treebrain.manipulation.planning import (
+    PlannerSettings,
+    plan_schema,
+    refusal_of,
+    replan_task,
+    task_refusal,
+    validate_plan,
+)
 from treebrain.manipulation.recovery import RecoveryRecord, repairs_tried
 from treebrain.manipulation.skills import SkillResult
+from treebrain.manipulation.stepwise import StepwiseDecoding
 from treebrain.manipulation.symbolic import Scene
 
 register_type("ManipulationScene", Scene)
 register_type("ManipulationPlanRecord", PlanningRecord)
+register_type("ManipulationStepwise", StepwiseDecoding)
 
 TASK = Port("str", "the task in words")
 SCENE = Port("ManipulationScene", "the names a plan may use and what holds now")
 RECORD = Port("ManipulationPlanRecord", "every prompt, answer and rejection of this request")
 
 
-def max_steps(context: TreeContext) -> int:
-    """The robot file's ``manipulation.planner.max_steps`` (checked before the first tick)."""
+def planner_settings(context: TreeContext) -> PlannerSettings:
+    """The robot file's ``manipulation.planner`` section (checked before the first tick)."""
     section = context.robot.data.get(SECTION) or {}
-    return ManipulationSettings.model_validate(section).planner.max_steps
+    return ManipulationSettings.model_validate(section).planner
+
+
+def max_steps(context: TreeContext) -> int:
+    """The robot file's ``manipulation.planner.max_steps``."""
+    return planner_settings(context).max_steps
 
 
 class SceneOf(UsesManipulator, Leaf):
@@ -51,22 +68,30 @@ class SceneOf(UsesManipulator, Leaf):
 
 
 class PlanStart(Leaf):
-    """Starts a planning request: the answer's schema and a new record; FAILURE (and the refusal in
-    `record`) when the task is empty, before any model is asked."""
+    """Starts a planning request: the answer's schema, a new record and the decoding (the robot
+    file's ``manipulation.planner`` choice for the tree's default LLM profile); FAILURE (and the
+    refusal in `record`) when the task is empty, before any model is asked."""
 
     type_name = "manipulation.plan_start"
     inputs = {"task": TASK, "scene": SCENE}
     outputs = {
         "schema": Port("dict[str, any]", "the plan's JSON Schema for this scene"),
         "record": RECORD,
+        "decoding": Port(
+            "str", "whole_plan (one call) or stepwise (one feasible step a call)", required=False
+        ),
     }
 
     def update(self) -> Status:
         task: str = self.read("task")
         scene: Scene = self.read("scene")
         refusal = task_refusal(task)
-        self.write("schema", plan_schema(scene, max_steps(self.context)))
+        settings = planner_settings(self.context)
+        self.write("schema", plan_schema(scene, settings.max_steps))
         self.write("record", PlanningRecord(task=task, refusal=refusal))
+        if self.is_bound("decoding"):
+            profile = self.context.service(LLMService).profile_name(None)
+            self.write("decoding", settings.decoding_for(profile))
         self.feedback_message = refusal or f"{len(scene.objects)} objects, {len(scene.regions)} regions"
         return Status.FAILURE if refusal else Status.SUCCESS
 
@@ -97,19 +122,22 @@ class JudgePlan(Leaf):
         "answer": Port("any", "the parsed answer", required=False),
         "raw": Port("str", "the model's raw text", required=False),
         "llm_error": Port("str", "why the call failed", required=False),
+        "decoded": Port("ManipulationStepwise", "step-wise decoding's calls, recorded", required=False),
     }
     outputs = {"record": RECORD}
 
     def update(self) -> Status:
         record: PlanningRecord = self.read("record")
         answer, raw, error = self.read("answer"), self.read("raw") or "", self.read("llm_error") or ""
+        decoded = self.read("decoded")
+        calls = decoded.calls if isinstance(decoded, StepwiseDecoding) else []
         scene: Scene = self.read("scene")
         refusal = refusal_of(answer)
         # a call that failed without an answer (timeout, budget) has nothing to validate
         failed_call = bool(error and not raw)
         issues = [] if refusal or failed_call else validate_plan(answer, scene, max_steps(self.context))
         attempt = PlanAttempt.judged(
-            len(record.attempts) + 1, self.read("prompt"), raw, answer, issues, error
+            len(record.attempts) + 1, self.read("prompt"), raw, answer, issues, error, calls
         )
         record = record.with_attempt(attempt)
         if refusal:

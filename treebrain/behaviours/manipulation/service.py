@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from treebrain.behaviours.context import RobotSettings, TreeContext
+from treebrain.behaviours.llm.service import robot_llm_section
 from treebrain.behaviours.run_limits import RunLimits
 from treebrain.behaviours.sections import missing_file, read_section
 from treebrain.errors import InputError, Location, Problem
@@ -31,6 +32,7 @@ from treebrain.robots.manipulator.commands import EndEffectorCommand
 from treebrain.robots.manipulator.drivers import ROBOT_KIND, ManipulatorDriver, sim_missing
 from treebrain.robots.manipulator.observation import ManipulatorObservation
 from treebrain.robots.registry import build_driver, driver_problems
+from treebrain.yaml_source import located
 
 SECTION = "manipulation"
 
@@ -59,6 +61,7 @@ def settings_problems(robot: RobotSettings) -> list[Problem]:
         return problems
     missing = missing_file(robot, SECTION, "tasks_file", settings.tasks_file)
     problems = [] if missing is None else [missing]
+    problems += _planner_profile_problems(robot, settings)
     words = settings.grounding.object_words
     if words is None:
         return problems
@@ -70,6 +73,27 @@ def settings_problems(robot: RobotSettings) -> list[Problem]:
     except InputError as error:
         problems.extend(error.problems)
     return problems
+
+
+def _planner_profile_problems(robot: RobotSettings, settings: ManipulationSettings) -> list[Problem]:
+    """``planner.by_profile`` may only name profiles of the ``llm:`` section (a typo would silently
+    fall back to the default decoding)."""
+    if not settings.planner.by_profile:
+        return []
+    try:
+        profiles = robot_llm_section(robot).profiles
+    except InputError:
+        return []  # reported, located, by the llm section's own check
+    section = robot.data.get(SECTION)
+    return [
+        Problem(
+            located(section, ("planner", "by_profile", name), Location(str(robot.file or ""))),
+            f"{SECTION}.planner.by_profile.{name}: no LLM profile {name!r} "
+            f"(profiles: {', '.join(sorted(profiles))})",
+        )
+        for name in settings.planner.by_profile
+        if name not in profiles
+    ]
 
 
 def check_robot(robot: RobotSettings) -> tuple[TaskSpec | None, list[str]]:
