@@ -34,6 +34,8 @@ def sandwich(zone: str, *items: str) -> list[str]:
     ("command", "plan"),
     [
         ("make a ham and lettuce sandwich on the left", sandwich(LEFT, "bread", "meat", "lettuce", "bread")),
+        ("cancel that", ["clear_assembly()", "go_home()"]),
+        ("undo that", ["return_to_stack()"]),
         (
             "call this the classic: bread, meat, cheese, bread",
             [f"add_layer(item={item})" for item in ("bread", "meat", "cheese", "bread")],
