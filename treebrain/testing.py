@@ -147,6 +147,14 @@ class TreeHarness:
             self.settle()
         return self.tree.root.status
 
+    def run_to_end(self, limit: int = 2000) -> Status:
+        """Tick until the root is no longer RUNNING (at most `limit` ticks); returns its status."""
+        for _ in range(limit):
+            status = self.tick()
+            if status != Status.RUNNING:
+                return status
+        raise AssertionError(f"the tree was still running after {limit} ticks")
+
     def settle(self, limit_s: float = 5.0) -> None:
         """Wait (in real time) until background work either finished or waits for fake time to pass.
 

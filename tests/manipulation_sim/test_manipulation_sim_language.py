@@ -12,13 +12,13 @@ import yaml
 
 from treebrain.cli import main
 from treebrain.evaluation.suites.manipulation import run_episode
+from treebrain.manipulation.grounding import grounded_answer, refusal_answer
 from treebrain.manipulation.planning import pick_and_place
 from treebrain.trees import load_tree
 
 pytestmark = pytest.mark.slow
 CONFIG = Path(__file__).resolve().parents[2] / "config"
-GROUNDED = {"source": "Can", "source_confidence": 0.95, "target": "bin_can", "target_confidence": 0.9}
-NO_MILK = {"source": "", "source_confidence": 0.0, "target": "", "target_confidence": 0.0}
+GROUNDED = grounded_answer("Can", "bin_can", 0.95, 0.9)
 
 
 def robot_with_answers(tmp_path: Path, task: str, *answers: object) -> Path:
@@ -41,10 +41,7 @@ def robot_with_answers(tmp_path: Path, task: str, *answers: object) -> Path:
 def test_a_grounded_and_planned_task_succeeds_in_the_simulator(tmp_path: Path) -> None:
     steps = pick_and_place("Can", "bin_can")
     plan = {"steps": steps, "refusal": ""}
-    grounding = {**GROUNDED, "alternatives": [], "refusal": ""}
-    tree = load_tree(
-        robot_with_answers(tmp_path, "put the can in the far right compartment", grounding, plan)
-    )
+    tree = load_tree(robot_with_answers(tmp_path, "put the can in the far right compartment", GROUNDED, plan))
     try:
         log = run_episode(tree, 3)
     finally:
@@ -54,7 +51,7 @@ def test_a_grounded_and_planned_task_succeeds_in_the_simulator(tmp_path: Path) -
 
 
 def test_a_task_about_an_absent_object_moves_nothing(tmp_path: Path) -> None:
-    refusal = {**NO_MILK, "alternatives": [], "refusal": "there is no milk in the scene"}
+    refusal = refusal_answer("there is no milk in the scene")
     tree = load_tree(robot_with_answers(tmp_path, "put the milk in the bin", refusal))
     try:
         log = run_episode(tree, 3)

@@ -25,9 +25,7 @@ def test_a_grasp_that_closes_on_nothing_is_repaired_in_the_simulator(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     plan = {"steps": pick_and_place("Can", "bin_can"), "refusal": ""}
-    robot = robot_with_answers(
-        tmp_path, "put the can in its compartment", {**GROUNDED, "alternatives": [], "refusal": ""}, plan
-    )
+    robot = robot_with_answers(tmp_path, "put the can in its compartment", GROUNDED, plan)
     data = yaml.safe_load(robot.read_text(encoding="utf-8"))
     data["driver"]["params"]["horizon"] = data["limits"]["max_actions"] = 900  # room for the repair
     robot.write_text(yaml.safe_dump(data), encoding="utf-8")

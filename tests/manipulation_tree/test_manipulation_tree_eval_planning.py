@@ -85,6 +85,7 @@ def test_eval_grounding_scores_placing_tasks_against_their_goals(tmp_path: Path)
     document = evaluate("grounding", tmp_path, "goal", 4)
     goal = document["summary"]["suite"]["suites"]["goal"]
     assert goal["grounding_accuracy"] == 1.0 and goal["questions"] == 0
+    assert goal["refusals"] == 0 and goal["failure_categories"] == {}
     assert goal["tasks"] == 3  # of the first 4, "open the middle drawer" places nothing
     names = {case["detail"]["task"] for case in document["cases"]}
     assert "put_the_bowl_on_the_plate" in names and "open_the_middle_drawer_of_the_cabinet" not in names

@@ -12,6 +12,7 @@ import yaml
 from tests.conftest import WriteFile
 from tests.manipulation_tree.test_manipulation_tree_ticks import TASKS, TREES, driver_of, robot_sections
 from tests.manipulation_tree.test_manipulation_tree_ticks import harness as tick_harness
+from treebrain.manipulation.grounding import grounded_answer, refusal_answer
 from treebrain.manipulation.plan_record import PlanningRecord
 from treebrain.manipulation.planning import pick_and_place
 from treebrain.testing import TreeHarness
@@ -34,21 +35,11 @@ DECLINED = json.dumps({"steps": [], "refusal": "there is no banana in the scene"
 
 
 def grounded(target: str = "bin", confidence: float = 0.9, **extra: Any) -> str:
-    answer = {"source": "cube", "source_confidence": 0.95, "target": target, "target_confidence": confidence}
-    return json.dumps({**answer, "alternatives": [], "refusal": "", **extra})
+    return json.dumps(grounded_answer("cube", target, 0.95, confidence, **extra))
 
 
 GROUNDED = grounded()
-NO_BANANA = json.dumps(
-    {
-        "source": "",
-        "source_confidence": 0,
-        "target": "",
-        "target_confidence": 0,
-        "alternatives": [],
-        "refusal": "there is no banana",
-    }
-)
+NO_BANANA = json.dumps(refusal_answer("there is no banana"))
 
 
 SHELF = """
@@ -85,14 +76,6 @@ def harness(
     return h, requests
 
 
-def run_to_end(h: TreeHarness, limit: int = 2000) -> str:
-    for _ in range(limit):
-        status = h.tick().name
-        if status != "RUNNING":
-            return status
-    raise AssertionError("the tree did not finish")
-
-
 def record_of(h: TreeHarness) -> PlanningRecord:
     record = h.value("/manipulation/planning")
     assert isinstance(record, PlanningRecord)
@@ -114,7 +97,7 @@ def test_a_valid_plan_is_asked_without_blocking_then_executed(write: WriteFile) 
                 {ASK: "SUCCESS", JUDGE: "SUCCESS", OUTCOME: "SUCCESS", EXECUTE: "RUNNING"},
             ]
         )
-        assert run_to_end(h) == "SUCCESS"
+        assert h.run_to_end().name == "SUCCESS"
         assert h.value("/manipulation/plan") == PICK_PLACE
         assert h.value("/manipulation/executed") == len(PICK_PLACE)
         record = record_of(h)
@@ -142,7 +125,7 @@ def test_a_rejected_plan_is_retried_with_its_reasons_and_recorded(write: WriteFi
                 {ASK: "SUCCESS", JUDGE: "SUCCESS", OUTCOME: "SUCCESS"},
             ]
         )
-        assert run_to_end(h) == "SUCCESS"
+        assert h.run_to_end().name == "SUCCESS"
         record = record_of(h)
         assert not record.first_try_valid
         assert [a.valid for a in record.attempts] == [False, True]
@@ -156,7 +139,7 @@ def test_a_rejected_plan_is_retried_with_its_reasons_and_recorded(write: WriteFi
 def test_after_three_rejections_the_task_is_refused_and_nothing_moves(write: WriteFile) -> None:
     h, _ = harness(write, "put the cube in the bin", GROUNDED, BANANA, BANANA, BANANA)
     with h:
-        assert run_to_end(h) == "FAILURE"
+        assert h.run_to_end().name == "FAILURE"
         assert h.status(OUTCOME).name == "FAILURE" and h.status(EXECUTE).name == "INVALID"
         refusal = h.value("/manipulation/refusal")
         assert refusal.startswith(
@@ -169,7 +152,7 @@ def test_after_three_rejections_the_task_is_refused_and_nothing_moves(write: Wri
 def test_the_planner_declining_ends_the_attempts_and_nothing_moves(write: WriteFile) -> None:
     h, requests = harness(write, "put the cube in the bin", GROUNDED, DECLINED)
     with h:
-        assert run_to_end(h) == "FAILURE"
+        assert h.run_to_end().name == "FAILURE"
         assert len(requests) == 2
         assert h.value("/manipulation/refusal") == "the planner declined: there is no banana in the scene"
         assert driver_of(h).observe().step == 0
@@ -178,7 +161,7 @@ def test_the_planner_declining_ends_the_attempts_and_nothing_moves(write: WriteF
 def test_an_object_not_in_the_scene_is_refused_by_grounding_and_nothing_moves(write: WriteFile) -> None:
     h, requests = harness(write, "put the banana in the bin", NO_BANANA)
     with h:
-        assert run_to_end(h) == "FAILURE"
+        assert h.run_to_end().name == "FAILURE"
         assert (
             h.status(f"{GROUND}/outcome").name == "FAILURE"
             and h.status(f"{PLANNING}/start").name == "INVALID"
@@ -198,12 +181,10 @@ def test_a_task_naming_a_thing_the_scene_lacks_is_refused_before_any_model_is_as
 
 
 def test_two_close_candidates_become_a_question_and_nothing_moves(write: WriteFile) -> None:
-    close_call = grounded(
-        confidence=0.6, alternatives=[{"role": "target", "name": "cube", "confidence": 0.55}]
-    )
+    close_call = grounded(confidence=0.6, target_other=("cube", 0.55))
     h, requests = harness(write, "put it on the thing", close_call)
     with h:
-        assert run_to_end(h) == "FAILURE"
+        assert h.run_to_end().name == "FAILURE"
         assert h.value("/manipulation/question") == "Do you mean bin or cube?"
         assert len(requests) == 1 and driver_of(h).observe().step == 0
 
@@ -211,11 +192,31 @@ def test_two_close_candidates_become_a_question_and_nothing_moves(write: WriteFi
 def test_a_grounding_naming_nothing_usable_is_asked_again(write: WriteFile) -> None:
     h, requests = harness(write, "put the cube in the bin", grounded(target="cube"), GROUNDED, GOOD)
     with h:
-        assert run_to_end(h) == "SUCCESS"
+        assert h.run_to_end().name == "SUCCESS"
         assert (
-            "target 'cube' is not another object or a place of the scene"
+            "decision.ground.target: 'cube' is not another object or a place of the scene"
             in requests[1]["messages"][0]["content"]
         )
+
+
+def test_a_refusal_that_is_not_words_is_asked_again_and_never_taken(write: WriteFile) -> None:
+    junk = json.dumps(refusal_answer("cubeA"))
+    h, requests = harness(write, "put the cube in the bin", junk, GROUNDED, GOOD)
+    with h:
+        assert h.run_to_end().name == "SUCCESS"
+        correction = requests[1]["messages"][0]["content"]
+        assert "decision.refuse: 'cubeA' is not a reason in words (fewer than two words)" in correction
+    h, requests = harness(write, "put the cube in the bin", junk, json.dumps(refusal_answer("][ ][")))
+    with h:
+        assert h.run_to_end().name == "FAILURE"
+        grounding = h.value("/manipulation/grounding")
+        assert grounding.categories == ["unreadable_refusal"] and grounding.refusal == ""
+        assert h.value("/manipulation/refusal") == (
+            "the task could not be grounded: decision.refuse: '][ ][' is not a reason in words "
+            "('][' is not a word)"
+        )
+        assert h.status(f"{PLANNING}/start").name == "INVALID"
+        assert len(requests) == 2 and driver_of(h).observe().step == 0
 
 
 def test_an_empty_task_is_refused_before_any_model_is_asked(write: WriteFile) -> None:
@@ -230,7 +231,7 @@ def test_an_empty_task_is_refused_before_any_model_is_asked(write: WriteFile) ->
 def test_a_model_error_is_judged_and_retried(write: WriteFile) -> None:
     h, _ = harness(write, "put the cube in the bin", GROUNDED, "not json at all", GOOD)
     with h:
-        assert run_to_end(h) == "SUCCESS"
+        assert h.run_to_end().name == "SUCCESS"
         first = record_of(h).attempts[0]
         assert not first.valid and first.categories == ["not_a_plan"] and first.raw == "not json at all"
 
@@ -262,7 +263,7 @@ def test_a_step_failing_while_executing_is_replanned_from_the_current_state(writ
     answers = (GROUNDED, to_shelf, rest)  # a first plan that goes where the arm cannot reach
     h, requests = harness(write, "put the cube in the bin", *answers, tasks=TASKS_WITH_SHELF)
     with h:
-        assert run_to_end(h) == "SUCCESS"
+        assert h.run_to_end().name == "SUCCESS"
         assert len(requests) == 3
         replan = requests[2]["messages"][0]["content"]
         assert "The previous plan failed at step 4 (move_to_region" in replan and "refused" in replan
@@ -283,12 +284,12 @@ def test_a_language_task_is_judged_by_the_placing_it_asked_for(write: WriteFile)
     to_tray = json.dumps({"steps": pick_and_place("cube", "tray"), "refusal": ""})
     h, _ = harness(write, "put the cube on the tray", grounded("tray"), to_tray, tasks=tasks)
     with h:
-        assert run_to_end(h) == "SUCCESS"
+        assert h.run_to_end().name == "SUCCESS"
         episode = h.value("/manipulation/episode")
         assert episode.success and episode.goal == ["in(cube, tray)", "not holding(cube)"]
         assert episode.simulator_agrees is None
     h, _ = harness(write, "put the cube in the bin", GROUNDED, GOOD, tasks=tasks)
     with h:
-        assert run_to_end(h) == "SUCCESS"
+        assert h.run_to_end().name == "SUCCESS"
         episode = h.value("/manipulation/episode")
         assert episode.goal == ["in(cube, bin)", "not holding(cube)"] and episode.simulator_agrees is True

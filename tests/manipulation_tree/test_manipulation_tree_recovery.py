@@ -19,7 +19,6 @@ from tests.manipulation_tree.test_manipulation_tree_planning import (
     GRASP_FIRST,
     GROUNDED,
     TASKS_WITH_SHELF,
-    run_to_end,
 )
 from tests.manipulation_tree.test_manipulation_tree_planning import harness as planning_harness
 from tests.manipulation_tree.test_manipulation_tree_ticks import TASKS, TREES, driver_of, robot_sections
@@ -175,7 +174,7 @@ def test_a_missed_grasp_is_repaired_without_asking_the_model(
         # the next tick resumes: the repair's approach sends the arm its first command
         h.assert_ticks([{EXECUTE: "RUNNING", RESUME: "RUNNING", ROOT: "RUNNING"}])
         assert driver_of(h).observe().step == steps + 1
-        assert run_to_end(h) == "SUCCESS"
+        assert h.run_to_end().name == "SUCCESS"
         assert len(requests) == 2  # grounding and the first plan only
         [attempt] = record_of(h).attempts
         assert (attempt.tier, attempt.repair, attempt.outcome) == ("repair", "re-grasp", "repaired")
@@ -201,7 +200,7 @@ def test_a_cube_that_moved_after_the_approach_is_approached_again(
         failure = h.value("/manipulation/failure")
         assert (failure.skill, failure.kind) == ("grasp", "not_reached")
         assert failure.reason == "precondition of grasp: the gripper is not over cube (approach it first)"
-        assert run_to_end(h) == "SUCCESS" and len(requests) == 2
+        assert h.run_to_end().name == "SUCCESS" and len(requests) == 2
         [attempt] = record_of(h).attempts
         assert (attempt.repair, attempt.outcome, calls(attempt.steps)) == (
             "re-approach",
@@ -220,7 +219,7 @@ def test_a_placement_off_target_is_carried_over_the_region_again(
         failure = h.value("/manipulation/failure")
         assert (failure.skill, failure.kind, failure.region) == ("place", "placement_off", "bin")
         assert calls(h.value("/manipulation/program")) == CALLS[3:]
-        assert run_to_end(h) == "SUCCESS" and len(requests) == 2
+        assert h.run_to_end().name == "SUCCESS" and len(requests) == 2
         assert [(a.repair, a.outcome) for a in record_of(h).attempts] == [("re-place", "repaired")]
 
 
@@ -251,7 +250,7 @@ def test_when_the_repairs_are_spent_the_model_replans_exactly_once(write: WriteF
                 {EXECUTE: "RUNNING", RESUME: "RUNNING"},
             ]
         )
-        assert run_to_end(h) == "SUCCESS"
+        assert h.run_to_end().name == "SUCCESS"
         assert len(requests) == 3
         replan = requests[2]["messages"][0]["content"]
         assert "The previous plan failed at step 3 (lift {}): cube slipped out of the gripper" in replan
@@ -315,7 +314,7 @@ def test_a_budget_of_no_repairs_goes_straight_to_the_replanner(write: WriteFile)
         until_a_step_fails(h)
         h.assert_statuses({REPAIR: "FAILURE", BUDGET: "SUCCESS", REPLAN_ASK: "RUNNING"})
         assert h.tree.nodes[REPAIR].feedback_message == "no repairs allowed (max_repairs: 0)"
-        assert run_to_end(h) == "SUCCESS"
+        assert h.run_to_end().name == "SUCCESS"
         assert len(requests) == 3
         [attempt] = record_of(h).attempts
         assert (attempt.tier, attempt.outcome) == ("replan", "succeeded")
@@ -331,7 +330,7 @@ def test_a_replanned_program_is_validated_like_the_first_and_an_invalid_one_move
     )  # fmt: skip
     with h:
         steps = until_a_step_fails(h)
-        assert run_to_end(h) == "FAILURE"
+        assert h.run_to_end().name == "FAILURE"
         assert driver_of(h).observe().step == steps  # three rejected replans: no command after the slip
         assert len(requests) == 5
         assert h.value("/manipulation/replanning").failure_categories() == {"precondition": 3}
@@ -355,7 +354,7 @@ def test_a_refused_command_has_no_cheap_repair_and_is_replanned(write: WriteFile
         until_a_step_fails(h)
         h.assert_statuses({REPAIR: "FAILURE", BUDGET: "SUCCESS", REPLAN_ASK: "RUNNING"})
         assert h.value("/manipulation/failure").kind == "refused"
-        assert run_to_end(h) == "SUCCESS" and len(requests) == 3
+        assert h.run_to_end().name == "SUCCESS" and len(requests) == 3
         [attempt] = record_of(h).attempts
         assert attempt.skipped == ["repair: no cheap repair for a refused failure"]
         assert (attempt.tier, attempt.outcome, calls(attempt.steps)) == ("replan", "succeeded", CALLS[3:])

@@ -75,14 +75,6 @@ def harness(
     return h, requests
 
 
-def run_to_end(h: TreeHarness, limit: int = 500) -> str:
-    for _ in range(limit):
-        status = h.tick().name
-        if status != "RUNNING":
-            return status
-    raise AssertionError("the tree did not finish")
-
-
 def record_of(h: TreeHarness) -> PlanningRecord:
     record = h.value("/record")
     assert isinstance(record, PlanningRecord)
@@ -140,7 +132,7 @@ def test_max_steps_ends_the_plan_without_asking_for_done(write: WriteFile) -> No
     planner = {"max_steps": 2, "by_profile": {"script": {"decoding": "stepwise"}}}
     h, requests = harness(write, as_step(PLAN[0]), as_step(PLAN[1]), planner=planner)
     with h:
-        assert run_to_end(h) == "SUCCESS"
+        assert h.run_to_end().name == "SUCCESS"
         assert h.value("/plan") == PLAN[:2] and len(requests) == 2
 
 
@@ -192,7 +184,7 @@ def test_an_answer_outside_the_offered_steps_is_rejected_and_retried_with_the_re
                 {ASK: "RUNNING"},
             ]
         )
-        assert run_to_end(h) == "SUCCESS"
+        assert h.run_to_end().name == "SUCCESS"
         record = record_of(h)
         assert not record.first_try_valid and [a.valid for a in record.attempts] == [False, True]
         assert record.failure_categories() == {"precondition": 1}
@@ -209,7 +201,7 @@ def test_an_answer_outside_the_offered_steps_is_rejected_and_retried_with_the_re
 def test_a_failed_step_call_is_judged_and_retried(write: WriteFile) -> None:
     h, _ = harness(write, {"error": "timeout"}, *(as_step(step) for step in PLAN), DONE)
     with h:
-        assert run_to_end(h) == "SUCCESS"
+        assert h.run_to_end().name == "SUCCESS"
         first = record_of(h).attempts[0]
         assert not first.valid and first.llm_error.startswith("step 1: ")
 
@@ -219,7 +211,7 @@ def test_a_replan_decodes_from_the_current_state(write: WriteFile) -> None:
     rest = PLAN[3:]
     h, requests = harness(write, *(as_step(step) for step in rest), DONE, scene=holding)
     with h:
-        assert run_to_end(h) == "SUCCESS"
+        assert h.run_to_end().name == "SUCCESS"
         assert h.value("/plan") == rest
         first = requests[0]["json_schema"]
         assert schema_errors({"approach": {"object": "Milk"}}, first)  # the hand is not free

@@ -1,8 +1,9 @@
 """Semantic grounding: the scene's names made readable (LIBERO's ``akita_black_bowl_1`` is a black
 bowl, ``wooden_cabinet_1_top_region`` the top region of the wooden cabinet), the answer's schema
-(the task's source object and target with a confidence, and any close alternatives, over the scene's
-names only) and the judgement: a refusal, a clarification question when two candidates are within
-the margin (or the robot file's rule), or the grounding the planner is given. Before any model is
+(a decision first: the task's source object and target with a confidence and a close other, over the
+scene's names only, or a refusal in a few words) and the judgement: a refusal, a clarification
+question when two candidates are within the margin (or the robot file's rule), the grounding the
+planner is given, or the located issues of an answer that cannot be used. Before any model is
 asked, a task that names a thing nothing in the scene is called (a banana among milk and cereal) is
 refused by the words alone.
 """
@@ -27,6 +28,8 @@ OBJECT_TYPES = (
     "ketchup", "soup", "sauce", "pudding", "dressing", "juice", "cube", "bin", "mug", "frypan", "faucet",
 )  # fmt: skip
 COLORS = ("black", "white", "red", "blue", "green", "yellow", "brown", "porcelain")
+COLOR_WORDS = {"porcelain": "white"}
+"""What a colour of a scene name is called in a task (LIBERO's porcelain mug is "the white mug")."""
 MATERIALS = ("wooden", "metal", "plastic", "glass", "ceramic", "white_cabinet")
 AmbiguityRule = Literal["ask", "most_confident"]
 
@@ -76,7 +79,10 @@ def absent_things(task: str, scene: Scene, nouns: Collection[str]) -> list[str]:
     """The nouns of `nouns` the task names that nothing in the scene is called: no word of a name or
     description is that noun (singular or plural) or a compound ending in it (a frying "pan" is the
     scene's "frypan"), and it does not describe the next word ("soda can" is a can). "put the banana
-    in the bin" in a scene without one gives ["banana"]."""
+    in the bin" in a scene without one gives ["banana"]. A colour said before a thing of the scene
+    must be a colour of something in the scene: "the blue cube" among a red and a green one gives
+    ["blue cube"] (LIBERO's names and descriptions are too loose to ask more: its "white mug" is the
+    ``porcelain_mug_1``)."""
 
     def forms_of(texts: Collection[str]) -> set[str]:
         return {form for text in texts for word in _words(text) for form in _forms(word)}
@@ -89,12 +95,20 @@ def absent_things(task: str, scene: Scene, nouns: Collection[str]) -> list[str]:
 
     said = _words(task)
     known_nouns = set(nouns)
+    colours = {
+        COLOR_WORDS.get(word, word)
+        for word in forms_of((*scene.objects, *scene.regions, *scene.descriptions.values()))
+        if word in COLORS
+    }
     absent: list[str] = []
     for index, word in enumerate(said):
         named = sorted(_forms(word) & known_nouns)
         modifies_next = index + 1 < len(said) and in_scene(said[index + 1], things)  # "soda can"
         if named and named[0] not in absent and not modifies_next and not in_scene(word, present):
             absent.append(named[0])
+        thing = f"{word} {said[index + 1]}" if modifies_next else ""
+        if word in COLORS and word not in colours and thing not in absent:
+            absent.append(thing)  # a colour nothing in the scene has ("the blue cube")
     return absent
 
 
@@ -136,32 +150,91 @@ def enrich(scene: Scene) -> dict[str, Any]:
     return {"objects": objects, "places": places}
 
 
-def grounding_schema(scene: Scene) -> dict[str, Any]:
-    """The answer's JSON Schema: names only from the scene."""
-    targets = list(dict.fromkeys((*scene.regions, *scene.objects)))
-    candidate = {
-        "type": "object",
-        "properties": {
-            "role": {"enum": ["source", "target"]},
-            "name": {"enum": targets},
-            "confidence": {"type": "number", "minimum": 0, "maximum": 1},
-        },
-        "required": ["role", "name", "confidence"],
-        "additionalProperties": False,
-    }
+REASON_PATTERN = r"^[A-Za-z][A-Za-z ,.'-]{1,79}$"
+"""A refusal's reason: letters, spaces and light punctuation, at most 80 characters."""
+
+FAILURE_CATEGORIES = (
+    "not_an_answer", "unreadable_refusal", "unknown_name", "bad_confidence", "call_failed", "no_answer",
+)  # fmt: skip
+"""Why an answer could not be used (``Grounding.categories``): its shape, a refusal that is not words,
+a name the scene lacks, a confidence outside 0..1; the call itself failed; the tree gave no answer."""
+
+
+def _closed(properties: dict[str, Any]) -> dict[str, Any]:
+    """An object with exactly these keys, all required."""
     return {
         "type": "object",
-        "properties": {
-            "source": {"enum": [*scene.objects, ""]},
-            "source_confidence": {"type": "number", "minimum": 0, "maximum": 1},
-            "target": {"enum": [*targets, ""]},
-            "target_confidence": {"type": "number", "minimum": 0, "maximum": 1},
-            "alternatives": {"type": "array", "items": candidate, "maxItems": 6},
-            "refusal": {"type": "string"},
-        },
-        "required": ["source", "source_confidence", "target", "target_confidence", "alternatives", "refusal"],
+        "properties": properties,
+        "required": list(properties),
         "additionalProperties": False,
     }
+
+
+def _other(names: list[str]) -> dict[str, Any]:
+    """Another name that could also be meant, with the model's confidence in it, or null."""
+    return {"anyOf": [{"type": "null"}, _closed({"name": {"enum": names}, "score": {"type": "number"}})]}
+
+
+def grounding_schema(scene: Scene) -> dict[str, Any]:
+    """The answer's JSON Schema: ``{"decision": {"ground": {...}}}`` or ``{"decision": {"refuse":
+    "why"}}``. The decision's only key says which, so a decoder that writes keys in sorted order (the
+    local provider) still has the model choose before it writes any free text. The grounding holds
+    only the scene's names and numbers (keys in sorted order: the source, its confidence and one close
+    other or null, then the same for the target), one alternative per source object so that neither
+    the target nor a close other can be the source itself; the refusal's reason is a few words
+    (`REASON_PATTERN`). Every object is closed with every key required and nothing bounds a number or
+    an array, so OpenAI's strict mode and Anthropic's and Gemini's structured outputs take it as it
+    is; the confidences' range and the reason's words are checked in Python (`judge_grounding`)."""
+    targets = list(dict.fromkeys((*scene.regions, *scene.objects)))
+
+    def grounding_of(source: str) -> dict[str, Any]:
+        others = [name for name in scene.objects if name != source]
+        places = [name for name in targets if name != source]
+        return _closed(
+            {
+                "source": {"enum": [source]},
+                "source_confidence": {"type": "number"},
+                "source_other": _other(others) if others else {"type": "null"},
+                "target": {"enum": places},
+                "target_confidence": {"type": "number"},
+                "target_other": _other(places),
+            }
+        )
+
+    # a source with nowhere else to go (the scene's only name) cannot be grounded
+    sources = [source for source in scene.objects if any(name != source for name in targets)]
+    ground = _closed({"ground": {"anyOf": [grounding_of(source) for source in sources]}})
+    refuse = _closed({"refuse": {"type": "string", "pattern": REASON_PATTERN}})
+    return _closed({"decision": {"anyOf": [ground, refuse] if sources else [refuse]}})
+
+
+def grounded_answer(
+    source: str,
+    target: str,
+    source_confidence: float = 0.9,
+    target_confidence: float = 0.9,
+    source_other: tuple[str, float] | None = None,
+    target_other: tuple[str, float] | None = None,
+) -> dict[str, Any]:
+    """An answer that grounds the task (for scripted and reference answers)."""
+
+    def other(value: tuple[str, float] | None) -> dict[str, Any] | None:
+        return None if value is None else {"name": value[0], "score": value[1]}
+
+    ground = {
+        "source": source,
+        "source_confidence": source_confidence,
+        "source_other": other(source_other),
+        "target": target,
+        "target_confidence": target_confidence,
+        "target_other": other(target_other),
+    }
+    return {"decision": {"ground": ground}}
+
+
+def refusal_answer(reason: str) -> dict[str, Any]:
+    """An answer that refuses the task."""
+    return {"decision": {"refuse": reason}}
 
 
 GROUNDING_PROMPT = """You are a robot perception assistant.
@@ -171,10 +244,18 @@ Task: {task}
 The scene:
 {scene}
 
-Which object is to be moved ("source") and where it goes ("target": a place or another object)?
-Give each with your confidence (0 to 1). If another name could also be meant, list it in
-"alternatives" with its confidence. If the task names something that is not in the scene, is
-impossible or contradicts itself, leave source and target empty and say why in "refusal".
+First decide whether the task can be done in this scene. If it names something that is not in the
+scene, is impossible or contradicts itself, refuse with the reason in a few words. Otherwise give the
+object to be moved ("source", an object id) and where it goes ("target", a place id or another object
+id), each with your confidence (0 to 1). If another id could also be meant for a role, give it in
+"source_other" or "target_other" with your confidence in it as "score"; otherwise null.
+
+Two examples from another scene (objects pear_1 and cup_1, places shelf_1_top_region):
+"put the pear on the shelf" ->
+{{"decision": {{"ground": {{"source": "pear_1", "source_confidence": 0.9, "source_other": null, \
+"target": "shelf_1_top_region", "target_confidence": 0.9, "target_other": null}}}}}}
+"put the lemon in the cup" -> {{"decision": {{"refuse": "there is no lemon in the scene"}}}}
+
 Answer only JSON."""
 
 
@@ -193,7 +274,9 @@ class Grounding(BaseModel):
     """A clarification to ask (then nothing is executed)."""
     refusal: str = ""
     issues: list[str] = []
-    """Why the answer could not be used (then it is asked again)."""
+    """Why the answer could not be used (then it is asked again), each located in the answer."""
+    categories: list[str] = []
+    """The `FAILURE_CATEGORIES` of the issues, one each."""
 
     @property
     def usable(self) -> bool:
@@ -203,39 +286,102 @@ class Grounding(BaseModel):
         return f"{self.source} is the object to move; it goes to {self.target}."
 
 
-def _rival(answer: Mapping[str, Any], role: str, chosen: str, confidence: float, margin: float) -> str | None:
-    for alternative in answer.get("alternatives") or []:
-        if (
-            alternative.get("role") == role
-            and alternative.get("name") != chosen
-            and confidence - float(alternative.get("confidence", 0.0)) < margin
-        ):
-            return str(alternative["name"])
-    return None
+def unreadable(reason: str) -> str:
+    """Why a refusal's reason is not words (empty when it is): it needs two words or more, each of
+    letters (an apostrophe inside, a comma or full stop after) with a vowel and no capital after a
+    small letter (``cubeA`` is a name). A small model constrained to a free-text field fills it with
+    names and brackets ("][", "cubeA", `":{"`): such a reason is an issue, never a refusal."""
+    words = reason.split()
+    if len(words) < 2:
+        return f"{reason!r} is not a reason in words (fewer than two words)"
+    for word in words:
+        bare = word.rstrip(",.")
+        if not re.fullmatch(r"[A-Za-z]+(?:'[A-Za-z]+)?", bare) or re.search(r"[a-z][A-Z]", bare):
+            return f"{reason!r} is not a reason in words ({word!r} is not a word)"
+        if not re.search(r"[aeiouyAEIOUY]", bare):
+            return f"{reason!r} is not a reason in words ({word!r} has no vowel)"
+    return ""
+
+
+Issues = list[tuple[str, str]]
+"""(category, located reason) pairs."""
+
+
+def _confidence(value: Any, where: str, issues: Issues) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0.0 <= value <= 1.0:
+        issues.append(("bad_confidence", f"{where}: {value!r} is not a confidence between 0 and 1"))
+        return 0.0
+    return float(value)
+
+
+def _failed(issues: Issues, source: str = "", target: str = "") -> Grounding:
+    return Grounding(
+        source=source,
+        target=target,
+        issues=[text for _, text in issues],
+        categories=[category for category, _ in issues],
+    )
+
+
+def _ground_issues(
+    ground: Mapping[str, Any], scene: Scene
+) -> tuple[Issues, dict[str, float], dict[str, Any]]:
+    """The issues of a grounding alternative, its confidences and its close others (name, score)."""
+    issues: Issues = []
+    source, target = ground.get("source"), ground.get("target")
+    names = {"source": tuple(scene.objects), "target": (*scene.regions, *scene.objects)}
+    if source not in names["source"]:
+        issues.append(("unknown_name", f"decision.ground.source: {source!r} is not an object of the scene"))
+    if target not in names["target"] or target == source:
+        issues.append(
+            (
+                "unknown_name",
+                f"decision.ground.target: {target!r} is not another object or a place of the scene",
+            )
+        )
+    confidences: dict[str, float] = {}
+    others: dict[str, Any] = {}
+    for role in ("source", "target"):
+        where = f"decision.ground.{role}"
+        confidences[role] = _confidence(ground.get(f"{role}_confidence"), f"{where}_confidence", issues)
+        other = ground.get(f"{role}_other")
+        if other is None:
+            continue
+        name = other.get("name") if isinstance(other, Mapping) else other
+        if name not in names[role]:
+            issues.append(("unknown_name", f"{where}_other: {name!r} is not a {role} name of the scene"))
+            continue
+        others[role] = (name, _confidence(other.get("score"), f"{where}_other.score", issues))
+    return issues, confidences, others
 
 
 def judge_grounding(answer: Any, scene: Scene, settings: GroundingSettings) -> Grounding:
-    """The grounding an answer gives, with the robot file's rule for ambiguity applied."""
-    if not isinstance(answer, Mapping):
-        return Grounding(issues=["the answer is not a JSON object with source and target"])
-    refusal = str(answer.get("refusal") or "").strip()
-    if refusal:
-        return Grounding(refusal=f"the task cannot be grounded: {refusal}")
-    source, target = str(answer.get("source") or ""), str(answer.get("target") or "")
-    issues = []
-    if source not in scene.objects:
-        issues.append(f"source {source!r} is not an object of the scene ({', '.join(scene.objects)})")
-    if target not in (*scene.regions, *scene.objects) or target == source:
-        issues.append(f"target {target!r} is not another object or a place of the scene")
+    """The grounding an answer gives, with the robot file's rule for ambiguity applied: the roles, a
+    clarification question, a refusal in words, or the issues (each located by its path in the
+    answer, with a category) that make it unusable."""
+    decision = answer.get("decision") if isinstance(answer, Mapping) else None
+    if not isinstance(decision, Mapping) or len(decision) != 1 or not {"ground", "refuse"} & set(decision):
+        shape = '{"decision": {"ground": {...}}} or {"decision": {"refuse": "why"}}'
+        return _failed([("not_an_answer", f"the answer is not {shape}")])
+    if "refuse" in decision:
+        reason = str(decision["refuse"] or "").strip()
+        problem = unreadable(reason)
+        if problem:
+            return _failed([("unreadable_refusal", f"decision.refuse: {problem}")])
+        return Grounding(refusal=f"the task cannot be grounded: {reason}")
+    ground = decision["ground"]
+    if not isinstance(ground, Mapping):
+        return _failed([("not_an_answer", "decision.ground: not an object with source and target")])
+    issues, confidences, others = _ground_issues(ground, scene)
+    source, target = str(ground.get("source") or ""), str(ground.get("target") or "")
     if issues:
-        return Grounding(source=source, target=target, issues=issues)
+        return _failed(issues, source, target)
     questions = []
     for role, chosen in (("source", source), ("target", target)):
-        confidence = float(answer.get(f"{role}_confidence", 0.0))
-        rival = _rival(answer, role, chosen, confidence, settings.margin)
-        if settings.ambiguity == "ask" and rival is not None:
+        rival, score = others.get(role, (chosen, 0.0))
+        if settings.ambiguity == "ask" and rival != chosen and confidences[role] - score < settings.margin:
             questions.append(f"Do you mean {chosen} or {rival}?")
-        elif confidence < settings.min_confidence:
+        elif confidences[role] < settings.min_confidence:
             questions.append(
                 f"Is {chosen} the {'object to move' if role == 'source' else 'place to put it'}?"
             )

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from treebrain.documents import load_located
 from treebrain.errors import InputError, Problem
+from treebrain.manipulation.grounding import grounded_answer, refusal_answer
 from treebrain.manipulation.planning import pick_and_place
 from treebrain.manipulation.tasks import TaskSpec
 
@@ -133,17 +134,19 @@ def reference_grounding(expected: Expected) -> dict[str, Any]:
     """The grounding answer that understands the task: its roles, the two candidates of an ambiguous
     role at confidences too close to choose, or the refusal."""
     if expected.refuse:
-        empty = {"source": "", "source_confidence": 0.0, "target": "", "target_confidence": 0.0}
-        return {**empty, "alternatives": [], "refusal": expected.refuse}
-    answer: dict[str, Any] = {"alternatives": [], "refusal": ""}
+        return refusal_answer(expected.refuse)
+    roles: dict[str, Any] = {}
     for role in ("source", "target"):
         value = getattr(expected, role)
         if isinstance(value, list):
-            answer[role], answer[f"{role}_confidence"] = value[0], TORN[0]
-            answer["alternatives"].append({"role": role, "name": value[1], "confidence": TORN[1]})
+            roles[role], roles[f"{role}_confidence"], roles[f"{role}_other"] = (
+                value[0],
+                TORN[0],
+                (value[1], TORN[1]),
+            )
         else:
-            answer[role], answer[f"{role}_confidence"] = value, CONFIDENT
-    return answer
+            roles[role], roles[f"{role}_confidence"] = value, CONFIDENT
+    return grounded_answer(**roles)
 
 
 def reference_script(tasks: list[LanguageTask]) -> list[dict[str, Any]]:

@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from treebrain.manipulation.bddl import BddlTask, Predicate, goal_holds
-from treebrain.manipulation.grounding import Grounding
+from treebrain.manipulation.grounding import Grounding, grounded_answer
 from treebrain.manipulation.plan_prompt import state_block
 from treebrain.manipulation.plan_record import PlanningRecord
 from treebrain.manipulation.planning import pick_and_place
@@ -86,7 +86,6 @@ def reference_grounding_script(tasks: Iterable[BddlTask]) -> list[dict[str, Any]
         between = r'(?:(?!"id")[^\]])*?'
         objects = "".join(f'{between}"id": "{re.escape(name)}"' for name in task.objects)
         source, target = found[0]
-        answer = {"source": source, "source_confidence": 0.9, "target": target, "target_confidence": 0.9}
         entries.append(
             {
                 "match": re.escape(f"Task: {task.language}\n")
@@ -95,7 +94,7 @@ def reference_grounding_script(tasks: Iterable[BddlTask]) -> list[dict[str, Any]
                 + between
                 + r"\]",
                 "times": 2,
-                "text": json.dumps({**answer, "alternatives": [], "refusal": ""}),
+                "text": json.dumps(grounded_answer(source, target)),
             }
         )
     return entries
@@ -113,6 +112,8 @@ class GroundingOutcomeScore(BaseModel):
     correct: bool
     question: str
     refusal: str
+    categories: list[str] = []
+    """Why the last answer could not be used (``Grounding.categories``)."""
     tokens: int
     cost_usd: float
 
@@ -128,18 +129,23 @@ def score_grounding(
         correct=grounding.usable and (grounding.source, grounding.target) in placings(task),
         question=grounding.question,
         refusal=grounding.refusal or "; ".join(grounding.issues),
+        categories=grounding.categories,
         tokens=tokens,
         cost_usd=cost_usd,
     )
 
 
 def grounding_report(outcomes: list[GroundingOutcomeScore]) -> dict[str, Any]:
-    """A suite's task count, grounding accuracy, questions, tokens and cost."""
+    """A suite's task count, grounding accuracy, questions, refusals (the model's own, in words),
+    unusable answers by failure category, tokens and cost."""
     count = max(len(outcomes), 1)
+    categories = Counter(category for outcome in outcomes for category in outcome.categories)
     return {
         "tasks": len(outcomes),
         "grounding_accuracy": round(sum(o.correct for o in outcomes) / count, 4),
         "questions": sum(bool(o.question) for o in outcomes),
+        "refusals": sum(bool(o.refusal and not o.categories) for o in outcomes),
+        "failure_categories": dict(sorted(categories.items())),
         "tokens": sum(o.tokens for o in outcomes),
         "cost_usd": round(sum(o.cost_usd for o in outcomes), 6),
     }

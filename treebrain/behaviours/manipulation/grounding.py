@@ -76,7 +76,7 @@ class JudgeGrounding(Leaf):
     def update(self) -> Status:
         error = self.read("llm_error")
         grounding = (
-            Grounding(issues=[error])
+            Grounding(issues=[error], categories=["call_failed"])
             if error
             else judge_grounding(self.read("answer"), self.read("scene"), grounding_settings(self.context))
         )

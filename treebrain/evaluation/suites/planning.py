@@ -224,7 +224,9 @@ class GroundingSuite(LiberoSuite):
     def run(self, state: None, case: Case) -> Outcome:
         task, grounding, tokens, cost = self.answer(case, "/grounding")
         if not isinstance(grounding, Grounding):
-            grounding = Grounding(refusal="the grounding tree ended without an answer")
+            grounding = Grounding(
+                issues=["the grounding tree ended without an answer"], categories=["no_answer"]
+            )
         outcome = score_grounding(task, grounding, tokens, cost)
         said = outcome.question or outcome.refusal
         return Outcome(
