@@ -124,6 +124,7 @@ class ViewerProcess:
             text=True,
         )
         self.url = self._read_url()
+        self.stderr_read: list[str] = []
 
     def _read_url(self, timeout_s: float = 20.0) -> str:
         assert self.process.stdout is not None
@@ -139,11 +140,21 @@ class ViewerProcess:
         _, errors = self.process.communicate()
         raise AssertionError(f"the viewer did not start: {errors}")
 
+    def wait_until_run_finished(self) -> None:
+        """Read stderr until the command says its run is over and only the viewer stays up: a Ctrl-C
+        before that interrupts the run's own ending (exit 130), after it only the viewer (exit 0)."""
+        assert self.process.stderr is not None
+        for line in self.process.stderr:
+            self.stderr_read.append(line)
+            if line.startswith("run finished; the viewer stays at"):
+                return
+        raise AssertionError(f"the command ended without finishing its run: {''.join(self.stderr_read)}")
+
     def stop(self) -> tuple[int, str, str]:
-        """Ctrl-C, then the exit code and the rest of stdout and stderr."""
+        """Ctrl-C, then the exit code and the rest of stdout and all of stderr."""
         self.process.send_signal(2)
         out, err = self.process.communicate(timeout=20)
-        return self.process.returncode, out, err
+        return self.process.returncode, out, "".join(self.stderr_read) + err
 
 
 @pytest.fixture

@@ -96,6 +96,7 @@ def test_watch_a_live_demo_run_click_a_node_and_scrub_back(serve, page, tmp_path
     page.wait_for_function("document.querySelector('#node-details dl')?.textContent.includes('tick2')")
     page.screenshot(path=str(tmp_path / "viewer.png"), full_page=True)
     assert (tmp_path / "viewer.png").stat().st_size > 10_000
+    process.wait_until_run_finished()
     assert process.stop()[0] == 0
 
 

@@ -140,6 +140,7 @@ def test_run_view_serves_the_run_and_stays_up_until_ctrl_c(serve, tmp_path):
         assert time.monotonic() < deadline, "the demo run did not finish"
         time.sleep(0.1)
     assert json.loads(_get(process.url, "/api/tree")[2])["behaviours"]["root"]["status"] == "SUCCESS"
+    process.wait_until_run_finished()
     code, out, err = process.stop()
     assert code == 0
     assert f"run finished; the viewer stays at {process.url} until Ctrl-C" in err

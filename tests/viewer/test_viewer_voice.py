@@ -33,6 +33,7 @@ def test_voice_command_can_be_watched_in_the_viewer(serve):
     while time.monotonic() < deadline and status != "SUCCESS":
         time.sleep(0.2)
         status = _root_status(viewer.url)
+    viewer.wait_until_run_finished()
     code, out, _ = viewer.stop()
     assert status == "SUCCESS"
     assert code == 0

@@ -20,6 +20,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from treebrain.documents import load_located
+from treebrain.manipulation.planning import closed_object
 from treebrain.manipulation.symbolic import Scene
 
 OBJECT_TYPES = (
@@ -160,19 +161,11 @@ FAILURE_CATEGORIES = (
 a name the scene lacks, a confidence outside 0..1; the call itself failed; the tree gave no answer."""
 
 
-def _closed(properties: dict[str, Any]) -> dict[str, Any]:
-    """An object with exactly these keys, all required."""
-    return {
-        "type": "object",
-        "properties": properties,
-        "required": list(properties),
-        "additionalProperties": False,
-    }
-
-
 def _other(names: list[str]) -> dict[str, Any]:
     """Another name that could also be meant, with the model's confidence in it, or null."""
-    return {"anyOf": [{"type": "null"}, _closed({"name": {"enum": names}, "score": {"type": "number"}})]}
+    return {
+        "anyOf": [{"type": "null"}, closed_object({"name": {"enum": names}, "score": {"type": "number"}})]
+    }
 
 
 def grounding_schema(scene: Scene) -> dict[str, Any]:
@@ -190,7 +183,7 @@ def grounding_schema(scene: Scene) -> dict[str, Any]:
     def grounding_of(source: str) -> dict[str, Any]:
         others = [name for name in scene.objects if name != source]
         places = [name for name in targets if name != source]
-        return _closed(
+        return closed_object(
             {
                 "source": {"enum": [source]},
                 "source_confidence": {"type": "number"},
@@ -203,9 +196,9 @@ def grounding_schema(scene: Scene) -> dict[str, Any]:
 
     # a source with nowhere else to go (the scene's only name) cannot be grounded
     sources = [source for source in scene.objects if any(name != source for name in targets)]
-    ground = _closed({"ground": {"anyOf": [grounding_of(source) for source in sources]}})
-    refuse = _closed({"refuse": {"type": "string", "pattern": REASON_PATTERN}})
-    return _closed({"decision": {"anyOf": [ground, refuse] if sources else [refuse]}})
+    ground = closed_object({"ground": {"anyOf": [grounding_of(source) for source in sources]}})
+    refuse = closed_object({"refuse": {"type": "string", "pattern": REASON_PATTERN}})
+    return closed_object({"decision": {"anyOf": [ground, refuse] if sources else [refuse]}})
 
 
 def grounded_answer(

@@ -60,6 +60,17 @@ def skill_catalogue(scene: Scene) -> list[dict[str, object]]:
     return [skill.describe() for skill in SKILL_SETS[scene.skill_set].values()]
 
 
+def closed_object(properties: dict[str, Any]) -> dict[str, Any]:
+    """The JSON Schema of an object with exactly these keys, all required (what strict structured
+    outputs ask for, and what a grammar can enforce)."""
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": list(properties),
+        "additionalProperties": False,
+    }
+
+
 def plan_schema(scene: Scene, max_steps: int) -> dict[str, Any]:
     """The JSON Schema of a plan for this scene: one alternative per registered skill, argument
     values restricted to the scene's object and region names."""

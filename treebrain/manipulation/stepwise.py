@@ -31,7 +31,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from treebrain.manipulation.planning import LOOP_LENGTH, loop_issues
+from treebrain.manipulation.planning import LOOP_LENGTH, closed_object, loop_issues
 from treebrain.manipulation.symbolic import SKILL_SETS, Scene, SymbolicState, simulate
 
 DONE = "done"
@@ -106,15 +106,6 @@ def _progresses(
     return last_changed and candidate != steps[-1]
 
 
-def _object(properties: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "properties": properties,
-        "required": list(properties),
-        "additionalProperties": False,
-    }
-
-
 def step_schema(choices: NextSteps) -> dict[str, Any]:
     """The JSON Schema of the next step's answer: one alternative per feasible skill (its argument
     values as enums), ``done`` and ``refuse`` when offered."""
@@ -126,18 +117,20 @@ def step_schema(choices: NextSteps) -> dict[str, Any]:
         params = list(arg_sets[0])
         if len(params) <= 1:
             # one argument (or none): the enum of its feasible values is exact
-            args = _object({param: {"enum": [args[param] for args in arg_sets]} for param in params})
-            alternatives.append(_object({skill: args}))
+            args = closed_object({param: {"enum": [args[param] for args in arg_sets]} for param in params})
+            alternatives.append(closed_object({skill: args}))
         else:
             alternatives += [
-                _object({skill: _object({param: {"const": value} for param, value in args.items()})})
+                closed_object(
+                    {skill: closed_object({param: {"const": value} for param, value in args.items()})}
+                )
                 for args in arg_sets
             ]
     if choices.done:
-        alternatives.append(_object({DONE: _object({})}))
+        alternatives.append(closed_object({DONE: closed_object({})}))
     if choices.refuse:
         reason = {"type": "string", "minLength": 1, "maxLength": REFUSAL_CHARS}
-        alternatives.append(_object({REFUSE: reason}))
+        alternatives.append(closed_object({REFUSE: reason}))
     return {"anyOf": alternatives}
 
 
