@@ -62,14 +62,6 @@ def gvr(*responses: Any, review: bool = False) -> TreeHarness:
     return TreeHarness.from_yaml(GVR.replace("REVIEW", str(review).lower()), robot=scripted(*responses))
 
 
-def run_until_done(harness: TreeHarness, limit: int = 50) -> Status:
-    for _ in range(limit):
-        status = harness.tick()
-        if status != Status.RUNNING:
-            return status
-    raise AssertionError("the tree did not finish")
-
-
 def prompts(harness: TreeHarness) -> list[str]:
     seen: list[str] = []
     harness.tree.context.listeners.append(
@@ -81,7 +73,7 @@ def prompts(harness: TreeHarness) -> list[str]:
 def test_gvr_without_issues_makes_one_call_and_uses_pass_1():
     harness = gvr('{"steps": ["bread", "cheese"]}')
     sent = prompts(harness)
-    assert run_until_done(harness) == Status.SUCCESS
+    assert harness.run_to_end(50) == Status.SUCCESS
     assert sent == ["Plan: make a sandwich"]
     harness.assert_blackboard({"/plan": {"steps": ["bread", "cheese"]}})
     report = harness.value("/report")
@@ -91,7 +83,7 @@ def test_gvr_without_issues_makes_one_call_and_uses_pass_1():
 def test_gvr_regenerates_once_with_the_issues_and_tags_what_pass_3_fixed():
     harness = gvr('{"steps": ["bread", "bad glue"]}', '{"steps": ["bread", "cheese"]}')
     sent = prompts(harness)
-    assert run_until_done(harness) == Status.SUCCESS
+    assert harness.run_to_end(50) == Status.SUCCESS
     assert sent[1].endswith("- step 'bad glue' is not allowed\nAnswer again and fix every one of them.")
     harness.assert_blackboard({"/plan": {"steps": ["bread", "cheese"]}})
     report = harness.value("/report")
@@ -102,7 +94,7 @@ def test_gvr_regenerates_once_with_the_issues_and_tags_what_pass_3_fixed():
 
 def test_gvr_pass_3_failure_is_not_fatal_and_pass_1_stands():
     harness = gvr('{"steps": ["bad glue"]}', "not json at all")
-    assert run_until_done(harness) == Status.SUCCESS
+    assert harness.run_to_end(50) == Status.SUCCESS
     harness.assert_blackboard({"/plan": {"steps": ["bad glue"]}})
     report = harness.value("/report")
     assert (report["used_pass"], report["regenerated"], report["remaining"]) == (
@@ -116,7 +108,7 @@ def test_gvr_rules_hold_even_when_the_llm_reviewer_says_valid():
     harness = gvr(
         '{"steps": ["bad glue"]}', '{"valid": true, "issues": []}', '{"steps": ["bad paint"]}', review=True
     )
-    assert run_until_done(harness) == Status.SUCCESS
+    assert harness.run_to_end(50) == Status.SUCCESS
     report = harness.value("/report")
     assert report["issues"] == ["step 'bad glue' is not allowed"]
     assert report["used_pass"] == 1  # pass 3 did not reduce the issues
@@ -129,7 +121,7 @@ def test_gvr_reviewer_issues_are_merged_with_rule_issues():
         '{"steps": ["bread", "ham"]}',
         review=True,
     )
-    run_until_done(harness)
+    harness.run_to_end(50)
     report = harness.value("/report")
     assert report["issues"] == ["too little food [P3 fixed]"]
 
@@ -162,7 +154,7 @@ def test_retry_feeds_each_attempt_the_previous_errors_and_its_number():
         RETRY, robot=scripted("garbage", '{"steps": ["bad glue"]}', '{"steps": ["bread"]}')
     )
     sent = prompts(harness)
-    assert run_until_done(harness) == Status.SUCCESS
+    assert harness.run_to_end(50) == Status.SUCCESS
     assert sent[0] == "Plan: make a sandwich"
     assert (
         "CORRECTION (attempt 2)" in sent[1] and "the answer is not JSON valid against the schema" in sent[1]
@@ -178,7 +170,7 @@ def test_retry_feeds_each_attempt_the_previous_errors_and_its_number():
 
 def test_retry_runs_the_fallback_after_the_last_failure():
     harness = TreeHarness.from_yaml(RETRY, robot=scripted(*['{"steps": ["bad glue"]}'] * 3))
-    assert run_until_done(harness) == Status.SUCCESS
+    assert harness.run_to_end(50) == Status.SUCCESS
     harness.assert_blackboard(
         {
             "/attempt": 3,
@@ -263,15 +255,15 @@ def chain_robot(cloud: list[Any], small: list[Any]) -> dict[str, Any]:
 
 def test_model_fallback_chain_tries_profiles_in_order_then_the_canned_answer():
     primary_ok = TreeHarness.from_yaml(FALLBACK, robot=chain_robot(["forward"], []))
-    run_until_done(primary_ok)
+    primary_ok.run_to_end(50)
     primary_ok.assert_blackboard({"/answer": "forward", "/used": "primary"})
     secondary = TreeHarness.from_yaml(
         FALLBACK, robot=chain_robot([{"error": "transport", "times": 3}], ["left"])
     )
-    run_until_done(secondary)
+    secondary.run_to_end(50)
     secondary.assert_blackboard({"/answer": "left", "/used": "secondary"})
     canned = TreeHarness.from_yaml(FALLBACK, robot=chain_robot([{"error": "config"}], [{"error": "config"}]))
-    assert run_until_done(canned) == Status.SUCCESS
+    assert canned.run_to_end(50) == Status.SUCCESS
     canned.assert_blackboard({"/answer": "stop", "/used": "canned"})
 
 

@@ -108,11 +108,7 @@ class VoiceTree:
     @staticmethod
     def run(harness: TreeHarness, limit: int = 3000) -> Status:
         """Tick until the root finishes."""
-        for _ in range(limit):
-            status = harness.tick()
-            if status != Status.RUNNING:
-                return status
-        raise AssertionError(f"the tree did not finish in {limit} ticks")
+        return harness.run_to_end(limit)
 
     @staticmethod
     def next_command(harness: TreeHarness, command: str, **values: Any) -> Status:
