@@ -16,7 +16,9 @@ from treebrain.robots.arm.commands import parse_command
 from treebrain.robots.arm.limits import ArmLimits, Pose, check_command, next_pose
 from treebrain.sessions.voice import outcome, run_command
 from treebrain.trees import load_tree
+from treebrain.voice.creative import axis_violations
 from treebrain.voice.kit import load_voice_kit
+from treebrain.voice.steps import Step
 
 if TYPE_CHECKING:
     from tests.voice_tree.conftest import VoiceTree
@@ -74,3 +76,20 @@ def test_eval_with_the_local_model_completes_on_two_commands(
     assert [case for case in document["cases"] if case["status"] == "error"] == []
     assert document["cases"][1]["status"] == "pass"  # answered in Python, no model needed
     assert document["cases"][0]["detail"]["input_tokens"] > 0
+
+
+def test_a_creative_command_through_the_local_model_follows_its_brief(voice: VoiceTree) -> None:
+    tree = load_tree(voice.gofa_copy())
+    try:
+        choose_default_profile(tree.context.robot, "local")
+        run = run_command(tree, "surprise me", 20.0, {})
+        ended = outcome(tree.blackboard, run)
+        result = tree.blackboard.get("/voice/result")
+        trace = tree.blackboard.get("/voice/trace")
+    finally:
+        tree.close()
+    kit = load_voice_kit(voice.config, provider="local")
+    plan = [Step.model_validate(step) for step in result["sequence"]]
+    assert trace.creative is not None and len(trace.calls) == 1  # right on the first call: no pass 3
+    assert axis_violations(trace.creative, plan, kit.iset.valid_items()) == []
+    assert ended.status == "done", ended.message

@@ -92,6 +92,13 @@ def draw_axes(axes: CreativeAxes, named_items: list[str], rng: random.Random) ->
     )
 
 
+TALL_MIN_LAYERS = 5
+SHORT_LAYERS = (2, 3)
+ALL_ONE_LAYERS = (4, 6)
+SINGLE_ZONE = ("single_tall", "single_short", "palindrome", "inverted")
+"""The spatial options built in one zone."""
+
+
 def axis_violations(
     assignment: CreativeAssignment, sequence: list[Step], available_items: list[str]
 ) -> list[str]:
@@ -102,17 +109,25 @@ def axis_violations(
     taste (``random_ordered``, ``category_grouped``) are not judged.
     """
     builds = _builds(sequence)
+    return [
+        *spatial_violations(assignment.spatial, builds),
+        *ingredient_violations(assignment, [items for _, items in builds], available_items),
+    ]
+
+
+def spatial_violations(spatial: str, builds: list[tuple[str, list[str]]]) -> list[str]:
+    """How builds (zone, layers) depart from the spatial option."""
     layers = [item for _, items in builds for item in items]
     zones = {zone for zone, _ in builds}
-    distinct = set(layers)
     problems: list[str] = []
-    spatial = assignment.spatial
-    if spatial in ("single_tall", "single_short", "palindrome", "inverted") and len(zones) > 1:
+    if spatial in SINGLE_ZONE and len(zones) > 1:
         problems.append(f"{spatial}: uses {len(zones)} zones, one expected")
-    if spatial == "single_tall" and len(layers) < 5:
-        problems.append(f"single_tall: {len(layers)} layers, at least 5 expected")
-    if spatial == "single_short" and not 2 <= len(layers) <= 3:
-        problems.append(f"single_short: {len(layers)} layers, 2 or 3 expected")
+    if spatial == "single_tall" and len(layers) < TALL_MIN_LAYERS:
+        problems.append(f"single_tall: {len(layers)} layers, at least {TALL_MIN_LAYERS} expected")
+    if spatial == "single_short" and not SHORT_LAYERS[0] <= len(layers) <= SHORT_LAYERS[1]:
+        problems.append(
+            f"single_short: {len(layers)} layers, {SHORT_LAYERS[0]} or {SHORT_LAYERS[1]} expected"
+        )
     if spatial == "three_zone_split" and len(zones) != 3:
         problems.append(f"three_zone_split: {len(zones)} zones used, 3 expected")
     if spatial == "two_zone_contrast":
@@ -123,12 +138,21 @@ def axis_violations(
         problems.append(f"palindrome: {layers} does not read the same backwards")
     if spatial == "inverted" and (not layers or layers[-1] != "bread"):
         problems.append("inverted: the last layer must be bread")
+    return problems
+
+
+def ingredient_violations(
+    assignment: CreativeAssignment, per_build: list[list[str]], available_items: list[str]
+) -> list[str]:
+    """How the builds' layers depart from the ingredient option."""
+    distinct = {item for items in per_build for item in items}
+    problems: list[str] = []
     ingredient = assignment.ingredient
-    per_build = [items for _, items in builds]
+    fewest, most = ALL_ONE_LAYERS
     if ingredient == "all_one" and any(
-        len(set(items)) != 1 or not 4 <= len(items) <= 6 for items in per_build
+        len(set(items)) != 1 or not fewest <= len(items) <= most for items in per_build
     ):
-        problems.append("all_one: each build one ingredient 4 to 6 times expected")
+        problems.append(f"all_one: each build one ingredient {fewest} to {most} times expected")
     if ingredient == "doubled" and any(
         len(set(items)) != 2 or any(a == b for a, b in pairwise(items)) for items in per_build
     ):

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from treebrain.errors import InputError
 from treebrain.robots.arm.workcell import ArmScene
+from treebrain.voice.brief import brief_grammar
 from treebrain.voice.classify import Classification
 from treebrain.voice.creative import CreativeAssignment
 from treebrain.voice.isa import InstructionSet
@@ -48,6 +49,9 @@ class PromptSettings(BaseModel):
 
     generate: PassSettings = PassSettings(max_tokens=900)
     creative_temperature: float = Field(default=1.0, ge=0, le=2)
+    creative_max_tokens: int | None = Field(default=None, gt=0)
+    """A creative answer's budget (passes 1 and 3) when its plans run longer than a command's (three
+    zones of layers); None: the pass's own."""
     validate_pass: PassSettings = Field(default=PassSettings(max_tokens=700), alias="validate")
     regenerate: PassSettings = PassSettings(max_tokens=900)
     constrain_names: bool = True
@@ -58,6 +62,9 @@ class PromptSettings(BaseModel):
     sample_temperature: float = Field(default=0.8, ge=0, le=2)
     sample_budget_s: float = Field(default=30.0, gt=0)
     """No new sample starts once this long has passed since the first pass-3 call started."""
+    brief_grammar: bool = False
+    """A creative plan's sequence schema carries its brief as a grammar (:mod:`treebrain.voice.brief`),
+    which a grammar-decoding provider (the local model) follows and every other provider ignores."""
 
 
 class PromptRequest(BaseModel):
@@ -134,10 +141,25 @@ class PromptBuilder:
             command=command,
             system=self.generate_system,
             user=user,
-            json_schema=self._generation_schema,
+            json_schema=self._answer_schema(creative, scene),
             temperature=chosen if temperature is None else temperature,
-            max_tokens=settings.max_tokens,
+            max_tokens=(creative and self.settings.creative_max_tokens) or settings.max_tokens,
         )
+
+    def _answer_schema(self, creative: CreativeAssignment | None, scene: ArmScene | None) -> dict[str, Any]:
+        """The generation schema; a creative one's sequence under its brief's grammar when the settings
+        ask for it (with the scene's stock when the scene is known)."""
+        if creative is None or not self.settings.brief_grammar:
+            return self._generation_schema
+        stock = scene.stacks if scene is not None and scene.objects_known else None
+        grammar = brief_grammar(creative, self.iset.valid_items(), self.iset.valid_zones(), stock)
+        if grammar is None:
+            return self._generation_schema
+        properties = self._generation_schema["properties"]
+        return {
+            **self._generation_schema,
+            "properties": {**properties, "sequence": grammar.attach(properties["sequence"])},
+        }
 
     def validate(self, command: str, interpretation: str, sequence: list[Step]) -> PromptRequest:
         """Pass 2: the LLM validator reviews the pass-1 sequence."""

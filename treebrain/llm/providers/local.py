@@ -84,7 +84,9 @@ def output_schema(request: LLMRequest) -> dict[str, Any] | None:
 def _grammar(schema_json: str) -> Any:
     from llama_cpp.llama_grammar import LlamaGrammar
 
-    return LlamaGrammar.from_json_schema(schema_json, verbose=False)
+    from treebrain.llm.providers.local_grammar import schema_gbnf
+
+    return LlamaGrammar.from_string(schema_gbnf(json.loads(schema_json)), verbose=False)
 
 
 def _stamp_matches(path: Path, stamp: Path) -> bool:
