@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from treebrain.errors import InputError
+from treebrain.voice.brief import brief_grammar
 from treebrain.voice.classify import Classification, load_classifier
 from treebrain.voice.creative import CreativeAssignment, axis_violations, draw_axes, load_creative_axes
 from treebrain.voice.isa_loader import load_instruction_set
@@ -234,6 +235,32 @@ def test_named_items_force_the_constrained_logic() -> None:
     assert assignment.ingredient == "constrained"
     assert assignment.constrained_items == ["lettuce", "tomato"]
     assert assignment.ingredient_instruction.endswith("Use only: lettuce, tomato.")
+
+
+def test_a_combination_no_plan_can_follow_in_the_cell_is_redrawn() -> None:
+    stock = {"bread": 8, "meat": 4, "cheese": 4, "lettuce": 4, "tomato": 4}
+    items, zones = list(stock), ["assembly_left", "assembly_fixture", "assembly_right"]
+
+    def feasible(brief: CreativeAssignment) -> bool:
+        return brief_grammar(brief, items, zones, stock) is not None
+
+    # two zones of disjoint items out of cheese alone, then a tall stack of five out of four slices
+    rng = ScriptedRandom(["two_zone_contrast", "single_tall", "palindrome"])
+    assignment = draw_axes(AXES, ["cheese"], rng, feasible=feasible)
+    assert (assignment.spatial, assignment.ingredient, assignment.draws) == ("palindrome", "constrained", 3)
+    # the redraw budget spent on unfollowable ones: the first followable spatial option is taken
+    rng = ScriptedRandom(["two_zone_contrast"] * 11)
+    assignment = draw_axes(AXES, ["cheese"], rng, feasible=feasible)
+    assert (assignment.spatial, assignment.draws) == ("single_short", 11)
+    for seed in range(50):
+        assert feasible(draw_axes(AXES, ["cheese"], random.Random(seed), feasible=feasible))
+
+
+def test_when_nothing_can_be_followed_a_compatible_combination_is_still_drawn() -> None:
+    assignment = draw_axes(
+        AXES, ["cheese"], ScriptedRandom(["two_zone_contrast"] * 11), feasible=lambda _: False
+    )
+    assert (assignment.spatial, assignment.ingredient) == ("two_zone_contrast", "constrained")
 
 
 def test_seeded_draws_are_reproducible() -> None:

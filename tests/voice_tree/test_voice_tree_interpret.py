@@ -229,3 +229,22 @@ def test_the_same_seed_draws_the_same_axes(voice: VoiceTree) -> None:
         voice.run(harness)
         draws.append(voice.value(harness, "/voice/creative"))
     assert draws[0] == draws[1]
+
+
+def test_the_axes_drawn_fit_what_the_cell_holds(voice: VoiceTree) -> None:
+    # two slices of cheese: only a short single stack of cheese can follow a brief for "with cheese"
+    answer = voice.generation(
+        ("add_layer", {"item": "cheese"}), ("add_layer", {"item": "cheese"}), ("go_home", {})
+    )
+    stacks = {"bread": 8, "meat": 4, "cheese": 2, "lettuce": 4, "tomato": 4}
+    for seed in ("a", "b", "c", "d"):
+        harness = voice.start(
+            "do something creative with cheese",
+            answer,
+            values={"/voice/seed": seed},
+            driver={"stacks": stacks},
+        )
+        assert voice.run(harness).name == "SUCCESS"
+        creative = voice.value(harness, "/voice/creative")
+        assert (creative.spatial, creative.ingredient) == ("single_short", "constrained")
+        assert voice.value(harness, "/arm/executed") > 0

@@ -9,6 +9,7 @@ when a command names ingredients, the ingredient axis is forced to ``constrained
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from itertools import pairwise
 from pathlib import Path
 
@@ -59,37 +60,58 @@ class CreativeAssignment(BaseModel):
         return f"Axis 1: {self.spatial} {_TIMES} Axis 2: {self.ingredient} \u2014 "
 
 
-def draw_axes(axes: CreativeAxes, named_items: list[str], rng: random.Random) -> CreativeAssignment:
-    """One compatible combination; named items force the constrained ingredient logic."""
+def draw_axes(
+    axes: CreativeAxes,
+    named_items: list[str],
+    rng: random.Random,
+    feasible: Callable[[CreativeAssignment], bool] | None = None,
+) -> CreativeAssignment:
+    """One compatible combination; named items force the constrained ingredient logic.
+
+    `feasible` says whether any plan can follow a combination in this cell (two zones of disjoint
+    items out of cheese alone cannot): a combination it rejects is redrawn like an incompatible one.
+    """
     ingredient_by_name = {option.name: option for option in axes.ingredient}
     free_choices = [option for option in axes.ingredient if option.name != axes.constrained]
     forced = ingredient_by_name.get(axes.constrained) if named_items else None
+
+    def assign(spatial: AxisOption, ingredient: AxisOption, draws: int) -> CreativeAssignment:
+        instruction = ingredient.instruction
+        if forced is not None:
+            instruction = f"{instruction} Use only: {', '.join(named_items)}."
+        return CreativeAssignment(
+            spatial=spatial.name,
+            spatial_instruction=spatial.instruction,
+            ingredient=ingredient.name,
+            ingredient_instruction=instruction,
+            constrained_items=list(named_items) if forced is not None else [],
+            draws=draws,
+        )
+
+    def usable(spatial: AxisOption, ingredient: AxisOption) -> bool:
+        return axes.compatible(spatial.name, ingredient.name) and (
+            feasible is None or feasible(assign(spatial, ingredient, 1))
+        )
+
     spatial = rng.choice(axes.spatial)
     ingredient = forced or rng.choice(free_choices)
     draws = 1
-    while not axes.compatible(spatial.name, ingredient.name) and draws <= axes.max_redraws:
+    while not usable(spatial, ingredient) and draws <= axes.max_redraws:
         spatial = rng.choice(axes.spatial)
         ingredient = forced or rng.choice(free_choices)
         draws += 1
-    if not axes.compatible(spatial.name, ingredient.name):
-        # The redraw budget is spent: keep the spatial choice and take its first compatible partner.
+    if not usable(spatial, ingredient):
+        # The redraw budget is spent: keep the spatial choice and take its first usable partner, else
+        # the first usable pair, else (nothing can be followed here) the first compatible one.
         candidates = [forced] if forced else free_choices
-        partner = next((option for option in candidates if axes.compatible(spatial.name, option.name)), None)
-        if partner is None:
-            spatial = next(option for option in axes.spatial if axes.compatible(option.name, ingredient.name))
-        else:
-            ingredient = partner
-    instruction = ingredient.instruction
-    if forced is not None:
-        instruction = f"{instruction} Use only: {', '.join(named_items)}."
-    return CreativeAssignment(
-        spatial=spatial.name,
-        spatial_instruction=spatial.instruction,
-        ingredient=ingredient.name,
-        ingredient_instruction=instruction,
-        constrained_items=list(named_items) if forced is not None else [],
-        draws=draws,
-    )
+        pairs = [(spatial, option) for option in candidates] + [
+            (other, option) for other in axes.spatial for option in candidates
+        ]
+        spatial, ingredient = next(
+            (pair for pair in pairs if usable(*pair)),
+            next(pair for pair in pairs if axes.compatible(pair[0].name, pair[1].name)),
+        )
+    return assign(spatial, ingredient, draws)
 
 
 TALL_MIN_LAYERS = 5

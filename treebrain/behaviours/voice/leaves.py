@@ -26,7 +26,9 @@ from treebrain.behaviours.voice.kit import (
     robot_voice_settings,
 )
 from treebrain.errors import InputError
+from treebrain.robots.arm.workcell import ArmScene
 from treebrain.validators import register_validator
+from treebrain.voice.brief import brief_grammar
 from treebrain.voice.classify import Classification
 from treebrain.voice.command_input import prepare_command
 from treebrain.voice.creative import draw_axes
@@ -300,7 +302,8 @@ class DrawAxesParams(Params):
 
 
 class DrawAxes(VoiceLeaf):
-    """Assigns the two creative axes to a creative command (None otherwise)."""
+    """Assigns the two creative axes to a creative command (None otherwise), redrawing a combination
+    no plan could follow in the scene (its named items or stock cannot make it)."""
 
     type_name = "voice.draw_axes"
     Params = DrawAxesParams
@@ -308,6 +311,7 @@ class DrawAxes(VoiceLeaf):
     inputs = {
         "classification": Port("VoiceClassification"),
         "seed": Port("str", "seed for this command's draw (evaluations reproduce a run)", required=False),
+        "scene": Port("ArmScene", "the cell: its stock limits what a plan can use", required=False),
     }
     outputs = {"creative": Port("optional[VoiceCreative]", "the assigned combination")}
 
@@ -323,7 +327,15 @@ class DrawAxes(VoiceLeaf):
             return Status.SUCCESS
         seed = self.read("seed")
         rng = self.rng if seed is None else random.Random(seed)
-        assignment = draw_axes(self.kit.axes, classification.named_items, rng)
+        scene: ArmScene | None = self.read("scene")
+        stock = scene.stacks if scene is not None and scene.objects_known else None
+        items, zones = self.kit.iset.valid_items(), self.kit.iset.valid_zones()
+        assignment = draw_axes(
+            self.kit.axes,
+            classification.named_items,
+            rng,
+            feasible=lambda brief: brief_grammar(brief, items, zones, stock) is not None,
+        )
         self.write("creative", assignment)
         self.feedback_message = f"{assignment.spatial} x {assignment.ingredient}"
         return Status.SUCCESS
