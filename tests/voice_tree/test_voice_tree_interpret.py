@@ -76,8 +76,11 @@ def test_the_llm_path_generates_then_reviews_then_dispatches(voice: VoiceTree) -
     passes = f"{llm}/answer_or_unparseable/passes"
     harness.assert_ticks(
         [
-            {f"{passes}/generate": "RUNNING", "voice/act": "INVALID"},
-            {f"{passes}/generate": "SUCCESS", f"{passes}/review_non_fatal/review_call/review": "RUNNING"},
+            {f"{passes}/first_answer/ask/generate": "RUNNING", "voice/act": "INVALID"},
+            {
+                f"{passes}/first_answer/ask/generate": "SUCCESS",
+                f"{passes}/review_non_fatal/review_call/review": "RUNNING",
+            },
             {f"{passes}/maybe_regenerate/no_issues": "SUCCESS", "voice/act/dispatch/execute": "RUNNING"},
         ]
     )

@@ -75,3 +75,36 @@ def test_no_sample_passing_means_a_refusal_and_nothing_moves(voice: VoiceTree) -
     assert isinstance(result, dict) and "I could not plan what you asked" in result["refusal"]
     assert seen["zones"] == {"assembly_left": [], "assembly_fixture": [], "assembly_right": []}
     assert status in (Status.SUCCESS, Status.FAILURE)
+
+
+def test_an_answer_that_cannot_be_read_is_followed_by_a_hotter_sample(voice: VoiceTree) -> None:
+    right = voice.generation(*voice.sandwich("assembly_left", "bread", "meat", "tomato", "bread"))
+    cut_off = right[:120]  # an answer that ran to its token budget
+    robot = voice.robot(cut_off, right)
+    data = yaml.safe_load(robot.read_text(encoding="utf-8"))
+    data["overrides"]["voice/kit"]["config"] = str(sampling_config(voice, 3))
+    robot.write_text(yaml.safe_dump(data), encoding="utf-8")
+    harness = TreeHarness.from_file(robot, values={"/voice/command": COMMAND})
+    calls = voice.events(harness, "llm_call")
+    assert voice.run(harness) == Status.SUCCESS
+    assert [call["request"]["temperature"] for call in calls] == [0.0, 0.9]
+    assert voice.value(harness, "/arm/scene").zones["assembly_left"] == ["bread", "meat", "tomato", "bread"]
+
+
+def test_unreadable_answers_up_to_the_samples_end_as_before(voice: VoiceTree) -> None:
+    status, seen = run(voice, 2, "Sure thing!", "Sure thing!", "never asked")
+    result = seen["result"]
+    assert isinstance(result, dict) and result["llm_failure"]["message"].startswith("I could not understand")
+    assert seen["zones"] == {"assembly_left": [], "assembly_fixture": [], "assembly_right": []}
+
+
+def test_a_model_that_cannot_be_used_is_not_asked_again(voice: VoiceTree) -> None:
+    robot = voice.robot({"error": "config"}, "never asked")  # e.g. a model file that cannot be loaded
+    data = yaml.safe_load(robot.read_text(encoding="utf-8"))
+    data["overrides"]["voice/kit"]["config"] = str(sampling_config(voice, 3))
+    robot.write_text(yaml.safe_dump(data), encoding="utf-8")
+    harness = TreeHarness.from_file(robot, values={"/voice/command": COMMAND})
+    calls = voice.events(harness, "llm_call")
+    voice.run(harness)
+    assert len(calls) == 1
+    assert voice.value(harness, "/voice/result")["llm_failure"]["cause"] == "bad_request"

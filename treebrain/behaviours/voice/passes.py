@@ -36,6 +36,21 @@ class PromptLeaf(VoiceLeaf):
         "max_tokens": Port("int"),
     }
 
+    def next_sample(self) -> tuple[bool, float | None]:
+        """Whether one more answer may be asked for (``passes.samples`` answers within
+        ``passes.sample_budget_s`` of the first) and its temperature: the pass's own for the first
+        (None), ``passes.sample_temperature`` after; counts it on the `attempt` and `started` ports."""
+        settings = self.kit.settings.passes
+        attempt: int = self.read("attempt") or 0
+        now = self.context.clock.now()
+        started: float = now if attempt == 0 else self.read("started")
+        if attempt >= settings.samples or now - started > settings.sample_budget_s:
+            self.feedback_message = f"no more samples after {attempt} answer(s) in {now - started:.1f} s"
+            return False, None
+        self.write("attempt", attempt + 1)
+        self.write("started", started)
+        return True, None if attempt == 0 else settings.sample_temperature
+
     def publish_request(self, request: PromptRequest) -> Status:
         self.write("prompt", {"system": request.system, "user": request.user})
         self.write("schema", request.json_schema)
@@ -45,8 +60,20 @@ class PromptLeaf(VoiceLeaf):
         return Status.SUCCESS
 
 
+SAMPLE_INPUTS = {
+    "attempt": Port("int", "answers asked for so far", required=False),
+    "started": Port("float", "when the first answer was asked for (clock seconds)", required=False),
+}
+SAMPLE_OUTPUTS = {"attempt": Port("int", required=False), "started": Port("float", required=False)}
+
+
 class GeneratePrompt(PromptLeaf):
-    """Pass 1: the generation prompt (creative axes and scene included); creative is temperature 1.0."""
+    """Pass 1: the generation prompt (creative axes and scene included); creative is temperature 1.0.
+
+    With `attempt` mapped each run is one answer, as in pass 3: an answer that could not be read (cut
+    off at its token budget) is followed by samples, and FAILURE ends them -- at once when the model
+    could not be used at all (`failure`: no key, timeout), since another answer would fail the same way.
+    """
 
     type_name = "voice.generate_prompt"
     inputs = {
@@ -55,7 +82,12 @@ class GeneratePrompt(PromptLeaf):
         "creative": Port("optional[VoiceCreative]", required=False),
         "scene": Port("ArmScene", "the cell, shown to the model", required=False),
         "active_zone": Port("str", required=False),
+        **SAMPLE_INPUTS,
+        "failure": Port(
+            "dict[str, str]", "why the model could not be used for the last answer", required=False
+        ),
     }
+    outputs = {**PromptLeaf.outputs, **SAMPLE_OUTPUTS}
 
     def request(self, corrections: list[str] | None, temperature: float | None = None) -> PromptRequest:
         text = self.read("text")
@@ -71,7 +103,13 @@ class GeneratePrompt(PromptLeaf):
         )
 
     def update(self) -> Status:
-        return self.publish_request(self.request(None))
+        if "attempt" not in self.input_ports():
+            return self.publish_request(self.request(None))
+        if self.read("attempt") and self.read("failure") is not None:
+            self.feedback_message = "the model could not be used: no other answer is asked for"
+            return Status.FAILURE
+        more, temperature = self.next_sample()
+        return self.publish_request(self.request(None, temperature)) if more else Status.FAILURE
 
 
 class RegeneratePrompt(GeneratePrompt):
@@ -82,32 +120,14 @@ class RegeneratePrompt(GeneratePrompt):
 
     type_name = "voice.regenerate_prompt"
     inputs = {
-        **GeneratePrompt.inputs,
+        **{name: port for name, port in GeneratePrompt.inputs.items() if name != "failure"},
         "pass2": Port("VoicePass2"),
-        "attempt": Port("int", "pass-3 answers asked for so far", required=False),
-        "started": Port(
-            "float", "when the first pass-3 answer was asked for (clock seconds)", required=False
-        ),
-    }
-    outputs = {
-        **PromptLeaf.outputs,
-        "attempt": Port("int", required=False),
-        "started": Port("float", required=False),
     }
 
     def update(self) -> Status:
         pass2: Pass2Outcome = self.read("pass2")
-        settings = self.kit.settings.passes
-        attempt: int = self.read("attempt") or 0
-        now = self.context.clock.now()
-        started: float = now if attempt == 0 else self.read("started")
-        if attempt >= settings.samples or now - started > settings.sample_budget_s:
-            self.feedback_message = f"no more samples after {attempt} answer(s) in {now - started:.1f} s"
-            return Status.FAILURE
-        self.write("attempt", attempt + 1)
-        self.write("started", started)
-        temperature = None if attempt == 0 else settings.sample_temperature
-        return self.publish_request(self.request(pass2.retry_issues, temperature))
+        more, temperature = self.next_sample()
+        return self.publish_request(self.request(pass2.retry_issues, temperature)) if more else Status.FAILURE
 
 
 class ReviewPrompt(PromptLeaf):
