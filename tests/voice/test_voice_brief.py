@@ -39,13 +39,8 @@ COMBINATIONS = [
 
 
 def assignment(spatial: str, ingredient: str, named: list[str] | None = None) -> CreativeAssignment:
-    return CreativeAssignment(
-        spatial=spatial,
-        spatial_instruction="",
-        ingredient=ingredient,
-        ingredient_instruction="",
-        constrained_items=(named or ["lettuce", "tomato"]) if ingredient == AXES.constrained else [],
-    )
+    constrained = (named or ["lettuce", "tomato"]) if ingredient == AXES.constrained else []
+    return CreativeAssignment.of(spatial, ingredient, constrained)
 
 
 def sample(grammar: SequenceGrammar, rng: random.Random) -> list[Step]:

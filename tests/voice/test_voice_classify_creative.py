@@ -284,13 +284,7 @@ def layers(zone_items: dict[str, list[str]]) -> list[Step]:
 
 
 def assignment(spatial: str, ingredient: str, items: list[str] | None = None) -> CreativeAssignment:
-    return CreativeAssignment(
-        spatial=spatial,
-        spatial_instruction="",
-        ingredient=ingredient,
-        ingredient_instruction="",
-        constrained_items=items or [],
-    )
+    return CreativeAssignment.of(spatial, ingredient, items or [])
 
 
 def test_axis_violations() -> None:

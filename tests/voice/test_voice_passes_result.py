@@ -203,9 +203,7 @@ def test_assembled_result_is_the_seed_dict() -> None:
 
 
 def test_creative_results_never_carry_a_composite_name_and_state_their_axes() -> None:
-    creative = CreativeAssignment(
-        spatial="inverted", spatial_instruction="", ingredient="doubled", ingredient_instruction=""
-    )
+    creative = CreativeAssignment.of("inverted", "doubled")
     made = generation(GOOD, composite_name="my_art", creative_reasoning="bread last")
     result = assemble_result(
         made,
@@ -367,9 +365,7 @@ def test_learned_composites_count_with_their_steps() -> None:
 
 
 def test_a_creative_plan_is_checked_against_its_axes_in_pass_2_and_pass_3() -> None:
-    tall = CreativeAssignment(
-        spatial="single_tall", spatial_instruction="", ingredient="full_set", ingredient_instruction=""
-    )
+    tall = CreativeAssignment.of("single_tall", "full_set")
     short = [*GOOD, Step(instruction="add_layer", params={"item": "cheese"})]
     pass2 = review_pass1(generation(short), ISET, creative=tall)
     assert pass2.misses == [

@@ -18,7 +18,9 @@ from treebrain.sessions.voice import outcome, run_command
 from treebrain.trees import load_tree
 from treebrain.voice.creative import axis_violations
 from treebrain.voice.kit import load_voice_kit
+from treebrain.voice.outcome import CommandOutcome
 from treebrain.voice.steps import Step
+from treebrain.voice.trace import Trace
 
 if TYPE_CHECKING:
     from tests.voice_tree.conftest import VoiceTree
@@ -26,20 +28,33 @@ if TYPE_CHECKING:
 pytestmark = [pytest.mark.slow, pytest.mark.local_llm, pytest.mark.timeout(900)]
 
 
+def on_the_local_model(
+    voice: VoiceTree, command: str, sent: list[dict[str, Any]] | None = None
+) -> tuple[CommandOutcome, dict[str, Any], Trace]:
+    """One command through the gofa tree on the local profile: how it ended, its result and trace;
+    what reached the arm is appended to `sent`."""
+    tree = load_tree(voice.gofa_copy())
+    if sent is not None:
+        tree.context.listeners.append(
+            lambda event: sent.append(event.data) if event.kind == "actuator" else None
+        )
+    try:
+        choose_default_profile(tree.context.robot, "local")
+        run = run_command(tree, command, 20.0, {})
+        return (
+            outcome(tree.blackboard, run),
+            tree.blackboard.get("/voice/result"),
+            tree.blackboard.get("/voice/trace"),
+        )
+    finally:
+        tree.close()
+
+
 def test_a_command_through_the_local_model_completes_and_only_valid_steps_reach_the_arm(
     voice: VoiceTree,
 ) -> None:
-    tree = load_tree(voice.gofa_copy())
     sent: list[dict[str, Any]] = []
-    tree.context.listeners.append(lambda event: sent.append(event.data) if event.kind == "actuator" else None)
-    try:
-        choose_default_profile(tree.context.robot, "local")
-        run = run_command(tree, "make a tomato and cheese sandwich on the right", 20.0, {})
-        ended = outcome(tree.blackboard, run)
-        result = tree.blackboard.get("/voice/result")
-        trace = tree.blackboard.get("/voice/trace")
-    finally:
-        tree.close()
+    ended, result, trace = on_the_local_model(voice, "make a tomato and cheese sandwich on the right", sent)
     assert ended.status not in ("failed", "llm_unavailable"), ended.message
     assert trace.route == "llm" and trace.calls and all(call.error is None for call in trace.calls)
     kit = load_voice_kit(voice.config, provider="local")
@@ -79,15 +94,7 @@ def test_eval_with_the_local_model_completes_on_two_commands(
 
 
 def test_a_creative_command_through_the_local_model_follows_its_brief(voice: VoiceTree) -> None:
-    tree = load_tree(voice.gofa_copy())
-    try:
-        choose_default_profile(tree.context.robot, "local")
-        run = run_command(tree, "surprise me", 20.0, {})
-        ended = outcome(tree.blackboard, run)
-        result = tree.blackboard.get("/voice/result")
-        trace = tree.blackboard.get("/voice/trace")
-    finally:
-        tree.close()
+    ended, result, trace = on_the_local_model(voice, "surprise me")
     kit = load_voice_kit(voice.config, provider="local")
     plan = [Step.model_validate(step) for step in result["sequence"]]
     assert trace.creative is not None and len(trace.calls) == 1  # right on the first call: no pass 3

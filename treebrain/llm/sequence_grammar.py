@@ -3,9 +3,10 @@
 JSON Schema can say what each element of an array may be, not which sequences of elements are
 allowed ("three zones, each built once", "reads the same backwards"). A caller that knows the
 allowed sequences attaches a :class:`SequenceGrammar` to an array schema under
-:data:`SEQUENCE_GRAMMAR_KEY`; a provider that decodes under a grammar (the local model) writes only
-such sequences, every other provider and the answer check ignore the keyword, and the array's own
-``items`` still say what each element is. Every rule derives at least one element, so a rule's
+:data:`SEQUENCE_GRAMMAR_KEY` for a provider that decodes under a grammar (the local model), which then
+writes only such sequences; the answer check ignores the keyword, and the array's own ``items`` still
+say what each element is. It is for grammar decoders only: a cloud API would be sent it as an unknown
+keyword. Every rule derives at least one element, so a rule's
 symbols are joined by commas and no rule can leave a stray one.
 """
 

@@ -89,13 +89,7 @@ class _Brief:
         self.items = list(items)
         self.domain = constrained or items
         self.stock = stock
-        self.assignment = CreativeAssignment(
-            spatial=spatial,
-            spatial_instruction="",
-            ingredient=ingredient,
-            ingredient_instruction="",
-            constrained_items=list(constrained),
-        )
+        self.assignment = CreativeAssignment.of(spatial, ingredient, constrained)
 
     def single_zone(self, builder: GrammarBuilder) -> RuleRef | None:
         fewest, most = SINGLE_ZONE_LAYERS[self.spatial]

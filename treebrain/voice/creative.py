@@ -9,7 +9,7 @@ when a command names ingredients, the ingredient axis is forced to ``constrained
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from itertools import pairwise
 from pathlib import Path
 
@@ -54,6 +54,17 @@ class CreativeAssignment(BaseModel):
     ingredient_instruction: str
     constrained_items: list[str] = Field(default_factory=list)
     draws: int = 1
+
+    @classmethod
+    def of(cls, spatial: str, ingredient: str, constrained_items: Sequence[str] = ()) -> CreativeAssignment:
+        """A combination by its option names alone, for checking plans against it."""
+        return cls(
+            spatial=spatial,
+            spatial_instruction="",
+            ingredient=ingredient,
+            ingredient_instruction="",
+            constrained_items=list(constrained_items),
+        )
 
     def reasoning_prefix(self) -> str:
         """The start every creative_reasoning must have (the seed's axis format)."""

@@ -57,14 +57,16 @@ class PromptSettings(BaseModel):
     constrain_names: bool = True
     """Enums for names in the output schemas (see :mod:`treebrain.voice.schemas` for the trade-off)."""
     samples: int = Field(default=1, ge=1, le=MAX_SAMPLES)
-    """Pass-3 answers at most: the first at the regenerate temperature with the corrections, the others
-    sampled at `sample_temperature` until one passes every validator (self-check by agreement)."""
+    """Answers per pass at most: pass 3's first at the regenerate temperature with the corrections, the
+    others sampled at `sample_temperature` until one passes every validator (self-check by agreement);
+    pass 1 samples only after an answer that could not be read."""
     sample_temperature: float = Field(default=0.8, ge=0, le=2)
     sample_budget_s: float = Field(default=30.0, gt=0)
-    """No new sample starts once this long has passed since the first pass-3 call started."""
+    """No new sample (of pass 1 or pass 3) starts once this long has passed since the command's first
+    answer was asked for; pass 3's first answer is always asked for."""
     brief_grammar: bool = False
     """A creative plan's sequence schema carries its brief as a grammar (:mod:`treebrain.voice.brief`),
-    which a grammar-decoding provider (the local model) follows and every other provider ignores."""
+    for a provider that decodes under one (the local model); cloud APIs would be sent an unknown keyword."""
 
 
 class PromptRequest(BaseModel):

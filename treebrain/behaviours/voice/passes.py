@@ -37,14 +37,16 @@ class PromptLeaf(VoiceLeaf):
     }
 
     def next_sample(self) -> tuple[bool, float | None]:
-        """Whether one more answer may be asked for (``passes.samples`` answers within
-        ``passes.sample_budget_s`` of the first) and its temperature: the pass's own for the first
-        (None), ``passes.sample_temperature`` after; counts it on the `attempt` and `started` ports."""
+        """Whether one more answer may be asked for and its temperature: the first at the pass's own
+        (None), then samples at ``passes.sample_temperature`` while fewer than ``passes.samples`` were
+        asked for and ``passes.sample_budget_s`` has not passed since `started` (when the command's
+        first answer was asked for: pass 1 and pass 3 share one budget); counts on `attempt`."""
         settings = self.kit.settings.passes
         attempt: int = self.read("attempt") or 0
         now = self.context.clock.now()
-        started: float = now if attempt == 0 else self.read("started")
-        if attempt >= settings.samples or now - started > settings.sample_budget_s:
+        known: float | None = self.read("started")
+        started = now if known is None else known
+        if attempt >= settings.samples or (attempt > 0 and now - started > settings.sample_budget_s):
             self.feedback_message = f"no more samples after {attempt} answer(s) in {now - started:.1f} s"
             return False, None
         self.write("attempt", attempt + 1)
