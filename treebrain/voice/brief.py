@@ -52,7 +52,8 @@ def brief_grammar(
     stock: Mapping[str, int] | None = None,
 ) -> SequenceGrammar | None:
     """The sequences that follow `assignment` and take no more of an item than `stock` holds (when
-    known); None when no sequence can (two zones of one item, three zones of four slices of cheese)."""
+    known); None when no sequence can (two zones of disjoint items out of one, a tall stack of five out
+    of four slices)."""
     return _brief_grammar(
         assignment.spatial,
         assignment.ingredient,
@@ -129,19 +130,16 @@ class _Brief:
                 for third in rest_groups
                 if self.in_stock(Counter(dict(first)) + Counter(dict(second)) + Counter(dict(third)))
             ]
-        else:  # each later build takes at most half of what the first leaves (a third each without full_set)
+        else:  # too many splits to check one by one: each build takes at most a fixed share
             for first, group in first_groups.items():
-                shared = self.ingredient != "full_set"
-                if shared and not self.in_stock(Counter({item: 3 * count for item, count in first})):
+                used = Counter(dict(first))
+                share = self.share(used)
+                if share is not None and self.ingredient != "full_set" and not _within(used, share):
                     continue
-                left = Counter(self.stock) - Counter(dict(first)) if self.stock is not None else None
-                quota = None if left is None else {item: count // 2 for item, count in left.items()}
-                if shared and self.stock is not None:
-                    quota = {item: count // 3 for item, count in self.stock.items()}
                 rest = rule(
                     g
                     for counts, g in rest_groups.items()
-                    if quota is None or _within(Counter(dict(counts)), quota)
+                    if share is None or _within(Counter(dict(counts)), share)
                 )
                 builds.append((rule([group]), rest, rest))
         return builder.finite(
@@ -199,6 +197,16 @@ class _Brief:
         else:
             for count in range(fewest, most + 1):
                 yield from product(domain, repeat=count)
+
+    def share(self, first: Counter[str]) -> dict[str, int] | None:
+        """What each build of three may take: a third of the stock, or with ``full_set`` (the first
+        build holds one of everything) half of what the first leaves to each later one; None without
+        a stock."""
+        if self.stock is None:
+            return None
+        if self.ingredient == "full_set":
+            return {item: (count - first[item]) // 2 for item, count in self.stock.items()}
+        return {item: count // 3 for item, count in self.stock.items()}
 
     def in_stock(self, counts: Counter[str]) -> bool:
         return self.stock is None or _within(counts, self.stock)
