@@ -190,6 +190,18 @@ class TreeHarness:
     def value(self, key: str) -> Any:
         return self.tree.blackboard.get(key if key.startswith("/") else "/" + key)
 
+    def events(self, kind: str, field: str | None = None) -> list[Any]:
+        """The data of every event of `kind` from now on (only its `field` when given), a list that
+        fills as the tree runs: ``h.events("llm_call", "request")`` collects the requests sent."""
+        seen: list[Any] = []
+
+        def keep(event: Any) -> None:
+            if event.kind == kind:
+                seen.append(event.data if field is None else event.data[field])
+
+        self.tree.context.listeners.append(keep)
+        return seen
+
     # assertions -----------------------------------------------------------------------------------
     def assert_statuses(self, expected: Mapping[str, StatusLike]) -> None:
         """Every listed node path has the given status now."""

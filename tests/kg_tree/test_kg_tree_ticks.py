@@ -98,10 +98,7 @@ def harness_for(
     harness.tree.context.provide(
         KitchenGraphService, KitchenGraphService(config, graph, None, Path("kitchen.yaml"))
     )
-    requests: list[dict[str, Any]] = []
-    harness.tree.context.listeners.append(
-        lambda event: requests.append(event.data["request"]) if event.kind == "llm_call" else None
-    )
+    requests = harness.events("llm_call", "request")
     return harness, graph, requests
 
 

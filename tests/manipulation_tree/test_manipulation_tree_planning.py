@@ -69,10 +69,7 @@ def harness(
         "blackboard": {"/manipulation/task": task},
     }
     h = TreeHarness.from_file(write("robot.yaml", yaml.safe_dump(sections)), period=0.05)
-    requests: list[dict[str, Any]] = []
-    h.tree.context.listeners.append(
-        lambda event: requests.append(event.data["request"]) if event.kind == "llm_call" else None
-    )
+    requests = h.events("llm_call", "request")
     return h, requests
 
 

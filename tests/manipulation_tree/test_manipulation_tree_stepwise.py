@@ -68,10 +68,7 @@ def harness(
     h = TreeHarness.from_file(
         write("robot.yaml", yaml.safe_dump(robot)), values={"task": TASK, "scene": scene}, period=0.05
     )
-    requests: list[dict[str, Any]] = []
-    h.tree.context.listeners.append(
-        lambda event: requests.append(event.data["request"]) if event.kind == "llm_call" else None
-    )
+    requests = h.events("llm_call", "request")
     return h, requests
 
 

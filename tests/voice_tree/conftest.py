@@ -118,18 +118,6 @@ class VoiceTree:
         return VoiceTree.run(harness)
 
     @staticmethod
-    def events(harness: TreeHarness, kind: str) -> list[dict[str, Any]]:
-        """The data of every event of `kind` from now on."""
-        seen: list[dict[str, Any]] = []
-
-        def keep(event: Any) -> None:
-            if event.kind == kind:
-                seen.append(event.data)
-
-        harness.tree.context.listeners.append(keep)
-        return seen
-
-    @staticmethod
     def value(harness: TreeHarness, key: str) -> Any:
         """A key's value, or None when it has none."""
         return harness.value(key) if harness.blackboard.has(key) else None

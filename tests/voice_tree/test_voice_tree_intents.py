@@ -62,7 +62,7 @@ def test_the_local_models_wrong_plans_are_refused_and_nothing_moves(voice: Voice
     command, wrong, miss = local_model_plans(voice)[case]
     harness = voice.start(command, wrong, voice.valid, wrong)
     arm = on_logged_arm(harness, voice)
-    calls = voice.events(harness, "llm_call")
+    calls = harness.events("llm_call")
     voice.run(harness)
     assert arm.received == []
     assert voice.value(harness, "/voice/route") == "llm"
@@ -90,7 +90,7 @@ def test_pass_3_is_told_the_steps_and_its_answer_is_taken(voice: VoiceTree) -> N
     sandwich = voice.generation(*voice.sandwich(MIDDLE, "bread", "cheese", "bread"))
     right = voice.generation(("pause", {"seconds": 2}), ("go_home", {}))
     harness = voice.start("wait two seconds then go home", sandwich, voice.valid, right)
-    calls = voice.events(harness, "llm_call")
+    calls = harness.events("llm_call")
     assert voice.run(harness) == Status.SUCCESS
     assert (
         "do exactly this and nothing else: pause(seconds=2), go_home()"
@@ -105,7 +105,7 @@ def test_a_command_nobody_can_tell_is_asked_about_before_any_model_is_called(voi
     """No plan for it could be checked against the request, so a model call could only be refused."""
     harness = voice.start("do the cheese thing")
     arm = on_logged_arm(harness, voice)
-    calls = voice.events(harness, "llm_call")
+    calls = harness.events("llm_call")
     voice.run(harness)
     assert arm.received == [] and calls == []
     assert voice.value(harness, "/voice/route") == "clarify"
@@ -129,7 +129,7 @@ def test_the_parser_answers_a_command_that_names_its_steps_without_a_model(
     voice: VoiceTree, command: str, instructions: list[str], executed: int
 ) -> None:
     harness = voice.start(command, parser=True)
-    calls = voice.events(harness, "llm_call")
+    calls = harness.events("llm_call")
     status = voice.run(harness)
     assert calls == [] and voice.value(harness, "/voice/route") == "parser"
     assert status == Status.SUCCESS
@@ -141,7 +141,7 @@ def test_the_parser_answers_a_command_that_names_its_steps_without_a_model(
 def test_i_made_a_mistake_is_answered_from_what_the_gripper_holds_without_a_model(voice: VoiceTree) -> None:
     harness = voice.start("I made a mistake", parser=True)
     arm = on_logged_arm(harness, voice)
-    calls = voice.events(harness, "llm_call")
+    calls = harness.events("llm_call")
     assert voice.run(harness) == Status.SUCCESS
     assert calls == [] and voice.value(harness, "/voice/route") == "parser"
     assert [step["instruction"] for step in voice.value(harness, "/voice/result")["sequence"]] == [

@@ -18,7 +18,7 @@ KIT = load_voice_kit(REPO / "config" / "voice" / "voice.yaml")
 
 def test_trivial_input_gives_no_result_no_llm_call_and_no_motion(voice: VoiceTree) -> None:
     harness = voice.start("um, okay")
-    calls = voice.events(harness, "llm_call")
+    calls = harness.events("llm_call")
     harness.assert_ticks([{"voice": "SUCCESS", "voice/interpret/answer/trivial": "SUCCESS"}])
     assert calls == []
     assert (harness.value("/voice/result"), voice.value(harness, "/voice/route")) == (None, "trivial")
@@ -29,8 +29,8 @@ def test_the_phrase_bank_answers_without_the_llm_and_the_arm_runs_one_primitive_
     voice: VoiceTree,
 ) -> None:
     harness = voice.start("Please make a cheese sandwich!")
-    calls = voice.events(harness, "llm_call")
-    sent = voice.events(harness, "actuator")
+    calls = harness.events("llm_call")
+    sent = harness.events("actuator")
     harness.assert_ticks(
         [
             {
@@ -57,7 +57,7 @@ def test_the_phrase_bank_answers_without_the_llm_and_the_arm_runs_one_primitive_
 
 def test_an_unavailable_ingredient_is_answered_in_python(voice: VoiceTree) -> None:
     harness = voice.start("make an avocado sandwich")
-    calls = voice.events(harness, "llm_call")
+    calls = harness.events("llm_call")
     assert voice.run(harness).name == "SUCCESS"
     result = voice.value(harness, "/voice/result")
     assert calls == [] and voice.value(harness, "/voice/route") == "unknown_items"
@@ -71,7 +71,7 @@ def test_an_unavailable_ingredient_is_answered_in_python(voice: VoiceTree) -> No
 def test_the_llm_path_generates_then_reviews_then_dispatches(voice: VoiceTree) -> None:
     answer = voice.generation(*voice.sandwich("assembly_fixture", "bread", "meat", "cheese", "bread"))
     harness = voice.start("make a ham and cheese sandwich", answer, voice.valid)
-    calls = voice.events(harness, "llm_call")
+    calls = harness.events("llm_call")
     llm = "voice/interpret/answer/understand/answer_or_ask/llm/three_passes"
     passes = f"{llm}/answer_or_unparseable/passes"
     harness.assert_ticks(
@@ -108,7 +108,7 @@ def test_pass_3_regenerates_once_with_the_issues_and_tags_what_it_fixed(voice: V
     wrong = voice.generation(("transfer", {"item": "bread", "location": "assembly_left"}), ("go_home", {}))
     right = voice.generation(*voice.sandwich("assembly_left", "bread"))
     harness = voice.start("put bread in the left zone", wrong, voice.valid, right)
-    calls = voice.events(harness, "llm_call")
+    calls = harness.events("llm_call")
     assert voice.run(harness).name == "SUCCESS"
     correction = calls[2]["request"]["messages"][0]["content"]
     assert "━━━ CORRECTION REQUIRED (Pass 3) ━━━" in correction
@@ -139,7 +139,7 @@ def test_a_plan_that_misses_the_request_gets_a_pass_3_that_is_told_what_is_missi
     cheese = voice.generation(*voice.sandwich("assembly_fixture", "bread", "cheese", "bread"))
     asked = voice.generation(*voice.sandwich("assembly_left", "bread", "meat", "lettuce", "bread"))
     harness = voice.start("make a ham and lettuce sandwich on the left", cheese, voice.valid, asked)
-    calls = voice.events(harness, "llm_call")
+    calls = harness.events("llm_call")
     assert voice.run(harness).name == "SUCCESS"
     correction = calls[2]["request"]["messages"][0]["content"]
     assert f"  - {MISSED}" in correction and f"  - {WRONG_ZONE}" in correction
@@ -151,7 +151,7 @@ def test_a_plan_that_misses_the_request_gets_a_pass_3_that_is_told_what_is_missi
 def test_a_plan_that_still_misses_the_request_moves_nothing_and_says_why(voice: VoiceTree) -> None:
     cheese = voice.generation(*voice.sandwich("assembly_fixture", "bread", "cheese", "bread"))
     harness = voice.start("make a ham and lettuce sandwich on the left", cheese, voice.valid, cheese)
-    actuator = voice.events(harness, "actuator")
+    actuator = harness.events("actuator")
     assert voice.run(harness).name == "SUCCESS"
     result = voice.value(harness, "/voice/result")
     assert (result["sequence"], result["confidence"], result["validation_issues"]) == (
@@ -175,7 +175,7 @@ def test_the_rules_hold_even_when_the_llm_validator_says_valid(voice: VoiceTree)
     answer = voice.generation(("move_absolute", {"x": 1}), ("go_home", {}))
     still_wrong = voice.generation(("move_absolute", {"x": 2}))
     harness = voice.start("stack cheese on tomato in the right zone", answer, voice.valid, still_wrong)
-    actuator = voice.events(harness, "actuator")
+    actuator = harness.events("actuator")
     assert voice.run(harness).name == "SUCCESS"
     result = voice.value(harness, "/voice/result")
     assert (result["sequence"], result["validated"], actuator) == ([], False, [])
@@ -198,7 +198,7 @@ def test_a_failed_llm_validator_is_reported_never_fatal_and_never_triggers_pass_
 ) -> None:
     answer = voice.generation(*voice.sandwich("assembly_fixture", "bread", "cheese", "bread"))
     harness = voice.start("make me a cheese toastie", answer, {"error": "config"})
-    calls = voice.events(harness, "llm_call")
+    calls = harness.events("llm_call")
     assert voice.run(harness).name == "SUCCESS"
     result = voice.value(harness, "/voice/result")
     assert (result["validated"], result["validation_issues"]) == (False, ["LLM validator API error"])
@@ -212,7 +212,7 @@ def test_a_creative_command_samples_at_temperature_1_and_is_never_named(voice: V
         creative_reasoning="a contrast",
     )
     harness = voice.start("surprise me", answer, voice.valid, values={"/voice/seed": "fixed"})
-    calls = voice.events(harness, "llm_call")
+    calls = harness.events("llm_call")
     assert voice.run(harness).name == "SUCCESS"
     request = calls[0]["request"]
     assert request["temperature"] == 1.0

@@ -75,7 +75,7 @@ def test_a_confident_learning_command_is_saved_to_the_memory_copies_only(voice: 
 def test_the_learned_alias_is_answered_by_the_phrase_bank_and_offered_to_the_llm(voice: VoiceTree) -> None:
     later = voice.generation(("the_classic", {}))
     harness = voice.start(CLASSIC, classic(voice), voice.valid, later, voice.valid)
-    calls = voice.events(harness, "llm_call")
+    calls = harness.events("llm_call")
     assert voice.run(harness) == Status.SUCCESS
     asked = len(calls)
     assert voice.next_command(harness, "the classic") == Status.SUCCESS
@@ -144,7 +144,7 @@ def test_what_is_never_saved(voice: VoiceTree) -> None:
 
 def test_saving_that_saves_the_last_executed_plan_without_running_it_again(voice: VoiceTree) -> None:
     harness = voice.start("make a cheese sandwich")
-    sent = voice.events(harness, "actuator")
+    sent = harness.events("actuator")
     assert voice.run(harness) == Status.SUCCESS
     moved = len(sent)
     assert voice.next_command(harness, "save that as the cheesy") == Status.SUCCESS
@@ -167,7 +167,7 @@ def test_saving_that_saves_the_last_executed_plan_without_running_it_again(voice
 
 def test_do_it_again_repeats_the_last_plan_and_asks_when_there_is_none(voice: VoiceTree) -> None:
     harness = voice.start("do it again")
-    calls = voice.events(harness, "llm_call")
+    calls = harness.events("llm_call")
     assert voice.run(harness) == Status.SUCCESS
     assert voice.value(harness, "/voice/result")["clarification_question"] == (
         "I have not done anything yet that I could do again. What should I make?"

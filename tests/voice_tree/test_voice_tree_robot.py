@@ -66,7 +66,7 @@ def test_the_same_tree_drives_the_unity_file_bridge(voice: VoiceTree, tmp_path: 
     harness = TreeHarness.from_file(
         tmp_path / "robot.yaml", values={"/voice/command": "make a cheese sandwich"}
     )
-    sent = voice.events(harness, "actuator")
+    sent = harness.events("actuator")
     assert voice.run(harness) == Status.SUCCESS
     last = json.loads((tmp_path / "tcp_commands.json").read_text(encoding="utf-8"))
     assert (last["seq"], last["stop"]) == (len(sent), False) == (28, False)

@@ -19,7 +19,7 @@ APPROVAL = "voice/act/dispatch/approval"
 
 def test_a_bare_prompt_injection_is_asked_about_without_a_model(voice: VoiceTree) -> None:
     harness = voice.start(INJECTION)
-    calls, sent = voice.events(harness, "llm_call"), voice.events(harness, "actuator")
+    calls, sent = harness.events("llm_call"), harness.events("actuator")
     assert voice.run(harness) == Status.SUCCESS
     assert voice.value(harness, "/voice/route") == "clarify"
     assert voice.value(harness, "/voice/result")["clarification_question"].startswith(
@@ -34,7 +34,7 @@ def test_a_prompt_injection_never_reaches_the_arm(voice: VoiceTree) -> None:
         '{"valid": true, "issues": [], "sequence": [{"instruction": "move_to", "params": {"x": 9999}}]}'
     )
     harness = voice.start(f"make a cheese sandwich, then {INJECTION}", obeyed, validator_too, obeyed)
-    sent = voice.events(harness, "actuator")
+    sent = harness.events("actuator")
     assert voice.run(harness) == Status.SUCCESS
     result = voice.value(harness, "/voice/result")
     assert result["sequence"] == [] and result["validated"] is False
@@ -45,7 +45,7 @@ def test_a_prompt_injection_never_reaches_the_arm(voice: VoiceTree) -> None:
 def test_a_valid_composite_with_an_absurd_parameter_is_refused_whole(voice: VoiceTree) -> None:
     answer = voice.generation(("go_home", {}), ("nudge", {"direction": "up", "distance": 9999}))
     harness = voice.start("go home and then reach for the sky", answer, voice.valid)
-    sent = voice.events(harness, "actuator")
+    sent = harness.events("actuator")
     assert voice.run(harness) == Status.FAILURE
     assert sent == [] and not harness.blackboard.has("/voice/commands")
     assert voice.value(harness, "/voice/compile_error") == (
@@ -58,7 +58,7 @@ def test_compilation_is_all_or_nothing_against_the_real_scene(voice: VoiceTree) 
     answer = voice.generation(*voice.sandwich("assembly_left", "bread", "cheese", "bread"))
     stacks = {"bread": 1, "meat": 4, "cheese": 4, "lettuce": 4, "tomato": 4}
     harness = voice.start("make me a cheese toastie", answer, voice.valid, driver={"stacks": stacks})
-    sent = voice.events(harness, "actuator")
+    sent = harness.events("actuator")
     assert voice.run(harness) == Status.FAILURE
     assert sent == []
     assert voice.value(harness, "/voice/compile_error") == (
@@ -71,7 +71,7 @@ def test_overlong_input_is_truncated_with_a_message(voice: VoiceTree) -> None:
     command = "make a cheese and tomato sandwich " + "and keep talking " * 60
     answer = voice.generation(*voice.sandwich("assembly_fixture", "bread", "cheese", "tomato", "bread"))
     harness = voice.start(command, answer, voice.valid)
-    calls = voice.events(harness, "llm_call")
+    calls = harness.events("llm_call")
     assert voice.run(harness) == Status.SUCCESS
     prompt = calls[0]["request"]["messages"][0]["content"]
     asked = prompt.rsplit('VOICE COMMAND: "', 1)[1].rstrip('"')
@@ -85,7 +85,7 @@ def test_overlong_input_is_truncated_with_a_message(voice: VoiceTree) -> None:
 def test_a_malformed_answer_degrades_to_confidence_0_with_the_raw_text_kept(voice: VoiceTree) -> None:
     raw = "Sure! I'd love to make that sandwich for you :)"
     harness = voice.start("make a cheese and lettuce sandwich", raw)
-    sent = voice.events(harness, "actuator")
+    sent = harness.events("actuator")
     assert voice.run(harness) == Status.SUCCESS
     result = voice.value(harness, "/voice/result")
     assert (result["confidence"], result["sequence"], result["raw_response"]) == (0.0, [], raw)
@@ -98,7 +98,7 @@ def test_a_malformed_answer_degrades_to_confidence_0_with_the_raw_text_kept(voic
 
 def test_halting_mid_motion_sends_stop_to_the_arm(voice: VoiceTree) -> None:
     harness = voice.start("make a cheese sandwich", driver={"simulate_motion": True})
-    sent = voice.events(harness, "actuator")
+    sent = harness.events("actuator")
     harness.tick(5)
     assert harness.status(EXECUTE) == Status.RUNNING and len(sent) == 1
     harness.halt()
@@ -116,7 +116,7 @@ def test_strict_mode_waits_for_a_human_yes_before_dispatching(voice: VoiceTree) 
     harness = voice.start(
         "a cheese toastie maybe", low_confidence(voice), voice.valid, values={"/voice/strict": True}
     )
-    asked = voice.events(harness, "notification")
+    asked = harness.events("notification")
     harness.tick(10)
     assert harness.status(APPROVAL) == Status.RUNNING and harness.status(EXECUTE) == Status.INVALID
     assert voice.value(harness, "/voice/awaiting_approval") is True
@@ -141,7 +141,7 @@ def test_strict_mode_denied_dispatches_nothing(voice: VoiceTree) -> None:
         voice.valid,
         values={"/voice/strict": True, "/voice/approved": False},
     )
-    sent = voice.events(harness, "actuator")
+    sent = harness.events("actuator")
     assert voice.run(harness) == Status.FAILURE
     assert harness.ticks == 3 and sent == []
     assert voice.value(harness, "/voice/approval_message") == "not approved: the operator said no"
@@ -151,7 +151,7 @@ def test_strict_mode_times_out_on_the_tree_clock(voice: VoiceTree) -> None:
     harness = voice.start(
         "a cheese toastie maybe", low_confidence(voice), voice.valid, values={"/voice/strict": True}
     )
-    sent = voice.events(harness, "actuator")
+    sent = harness.events("actuator")
     assert voice.run(harness) == Status.FAILURE
     assert sent == []
     assert voice.value(harness, "/voice/approval_message") == "not approved: no decision within 5 s"

@@ -85,7 +85,7 @@ def test_an_answer_that_cannot_be_read_is_followed_by_a_hotter_sample(voice: Voi
     right = voice.generation(*voice.sandwich("assembly_left", "bread", "meat", "tomato", "bread"))
     cut_off = right[:120]  # an answer that ran to its token budget
     tree = harness(voice, 3, cut_off, right)
-    calls = voice.events(tree, "llm_call")
+    calls = tree.events("llm_call")
     assert voice.run(tree) == Status.SUCCESS
     assert [call["request"]["temperature"] for call in calls] == [0.0, 0.9]
     assert voice.value(tree, "/arm/scene").zones["assembly_left"] == ["bread", "meat", "tomato", "bread"]
@@ -101,7 +101,7 @@ def test_unreadable_answers_up_to_the_samples_end_as_before(voice: VoiceTree) ->
 
 def test_a_model_that_cannot_be_used_is_not_asked_again(voice: VoiceTree) -> None:
     tree = harness(voice, 3, {"error": "config"}, "never asked")  # e.g. a model file that cannot be loaded
-    calls = voice.events(tree, "llm_call")
+    calls = tree.events("llm_call")
     voice.run(tree)
     assert len(calls) == 1
     assert voice.value(tree, "/voice/result")["llm_failure"]["cause"] == "bad_request"
@@ -110,7 +110,7 @@ def test_a_model_that_cannot_be_used_is_not_asked_again(voice: VoiceTree) -> Non
 def test_no_sample_starts_once_the_budget_is_spent(voice: VoiceTree) -> None:
     slow = {"text": "Sure thing!", "latency_s": 0.6}  # on the harness's fake clock
     tree = harness(voice, 5, slow, slow, slow, budget_s=1.0)
-    calls = voice.events(tree, "llm_call")
+    calls = tree.events("llm_call")
     voice.run(tree)
     assert len(calls) == 2  # the second started at 0.6 s, a third would start at 1.2 s
     assert voice.value(tree, "/voice/result")["llm_failure"] is not None
@@ -120,7 +120,7 @@ def test_pass_1_and_pass_3_share_the_budget_but_pass_3_always_answers_once(voice
     wrong_zone = voice.generation(*voice.sandwich("assembly_fixture", "bread", "meat", "tomato", "bread"))
     slow = {"text": wrong_zone, "latency_s": 1.5}
     tree = harness(voice, 5, slow, slow, slow, budget_s=1.0)
-    calls = voice.events(tree, "llm_call")
+    calls = tree.events("llm_call")
     voice.run(tree)
     assert [call["request"]["temperature"] for call in calls] == [0.0, 0.0]  # pass 1, pass 3's first
     assert "I could not plan what you asked" in voice.value(tree, "/voice/result")["refusal"]
