@@ -29,12 +29,14 @@ $(VENV)/.installed-test: pyproject.toml | $(PY)
 	$(PY) -m treebrain.robots.manipulator.macros
 	touch $@
 
-# Offline: the first command is answered by the phrase bank, the second by the slot-filling parser
-# (`route:` under each result says which). Exit 3 means a command was refused or needs a question
-# answered: an answer, not a failure.
+# Offline, the three routes: the phrase bank answers the first command, the slot-filling parser the
+# second, and the embedded local model (Gemma 3 270M, decoding under the creative brief's grammar)
+# the third; each command's summary says its route and time. Exit 3 means a command was refused or
+# needs a question answered: an answer, not a failure.
+DEMO_COMMANDS := "make a cheese sandwich" "make a ham and lettuce sandwich on the left" "surprise me"
 demo: $(VENV)/.installed-demo
-	$(VENV)/bin/treebrain voice "make a cheese sandwich" "make a ham and lettuce sandwich on the left" \
-		--robot config/robots/gofa.yaml; code=$$?; [ $$code -eq 0 ] || [ $$code -eq 3 ] || exit $$code
+	$(VENV)/bin/treebrain voice $(DEMO_COMMANDS) --robot config/robots/gofa.yaml; \
+		code=$$?; [ $$code -eq 0 ] || [ $$code -eq 3 ] || exit $$code
 
 # Browser tests drive Debian's Chromium through the playwright package (never `playwright install`,
 # which downloads a browser and fails here).

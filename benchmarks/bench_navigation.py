@@ -15,8 +15,9 @@ from pathlib import Path
 
 from benchmarks.rows import BenchRow
 from treebrain.evaluation.suites.navigation import run_mission
-from treebrain.robots.mobile.lidar import GridLidar, LidarParams
+from treebrain.robots.mobile.lidar import GridLidar
 from treebrain.robots.mobile.maps import FREE, load_map
+from treebrain.robots.mobile.params import LidarParams
 
 REPO = Path(__file__).resolve().parents[1]
 ROBOT = REPO / "config" / "robots" / "turtlebot.yaml"

@@ -105,10 +105,13 @@ class _Watcher:
 
 
 def run() -> list[BenchRow]:
-    from treebrain.ros import ros_unavailable
+    from treebrain.extras import MissingExtra
+    from treebrain.ros import require_ros
 
-    if ros_unavailable() is not None:
-        return [BenchRow("ros bridge", "skipped: ROS 2 is not installed (make ros)", 0.0, "")]
+    try:
+        require_ros()
+    except MissingExtra as missing:
+        return [BenchRow("ros bridge", f"skipped: {missing}", 0.0, "")]
     from treebrain.ros.bridge import RosBridge
 
     os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")

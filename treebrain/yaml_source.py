@@ -31,6 +31,9 @@ MAX_FILE_BYTES_VARIABLE = "TREEBRAIN_MAX_FILE_BYTES"
 _OPENERS = (yaml.BlockMappingStartToken, yaml.BlockSequenceStartToken, yaml.FlowMappingStartToken,
             yaml.FlowSequenceStartToken)  # fmt: skip
 _CLOSERS = (yaml.BlockEndToken, yaml.FlowMappingEndToken, yaml.FlowSequenceEndToken)
+_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+"""libyaml's scanner and composer when PyYAML was built with it (its wheels are), several times
+faster than the pure-Python ones; the nodes and their marks are the same."""
 
 
 class _TooBig(Exception):
@@ -147,24 +150,17 @@ class _Converter:
 
 
 def parse_yaml(text: str, file: str = "<input>") -> tuple[Any, list[Problem]]:
-    """Parse one YAML document into YMap/YList/scalars, returning problems instead of raising."""
+    """Parse one YAML document into YMap/YList/scalars, returning problems instead of raising.
+
+    libyaml reads the document when it can; a document it rejects (or cannot even encode: a lone
+    surrogate) is read again by PyYAML's own loader, whose error messages and places users see."""
+    if _LOADER is not yaml.SafeLoader:
+        try:
+            return _compose(text, file, _LOADER)
+        except (yaml.YAMLError, _TooBig, UnicodeError):
+            pass
     try:
-        too_deep = _too_deep(text, file)
-    except yaml.YAMLError:
-        too_deep = None  # the composer below reports the syntax error with its place
-    if too_deep is not None:
-        return None, [too_deep]
-    loader: yaml.SafeLoader | None = None
-    try:
-        loader = yaml.SafeLoader(text)
-        node = loader.get_single_node()
-        if node is None:
-            return None, []
-        converter = _Converter(loader, file)
-        data = converter.convert(node)
-        if converter.not_text:
-            return None, converter.not_text
-        return data, converter.problems
+        return _compose(text, file, yaml.SafeLoader)
     except _TooBig:
         message = f"aliases expand to more than {MAX_VALUES} values: refused (a YAML bomb?)"
         return None, [Problem(Location(file), message)]
@@ -180,16 +176,35 @@ def parse_yaml(text: str, file: str = "<input>") -> tuple[Any, list[Problem]]:
         return None, [Problem(where, f"YAML syntax error: {what}")]
     except yaml.YAMLError as error:
         return None, [Problem(Location(file), f"YAML error: {error}")]
+
+
+def _compose(text: str, file: str, loader_class: type[yaml.SafeLoader]) -> tuple[Any, list[Problem]]:
+    """The document read by `loader_class`; raises what the loader raises, and _TooBig."""
+    try:
+        too_deep = _too_deep(text, file, loader_class)
+    except yaml.YAMLError:
+        too_deep = None  # the composer below raises the syntax error with its place
+    if too_deep is not None:
+        return None, [too_deep]
+    loader = loader_class(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None, []
+        converter = _Converter(loader, file)
+        data = converter.convert(node)
+        if converter.not_text:
+            return None, converter.not_text
+        return data, converter.problems
     finally:
-        if loader is not None:
-            loader.dispose()
+        loader.dispose()
 
 
-def _too_deep(text: str, file: str) -> Problem | None:
+def _too_deep(text: str, file: str, loader_class: type[yaml.SafeLoader]) -> Problem | None:
     """Nesting past :data:`MAX_DEPTH`, found on the scanner's token stream (PyYAML's composer is
     recursive and would overflow the stack first)."""
     depth = 0
-    for token in yaml.scan(text, Loader=yaml.SafeLoader):
+    for token in yaml.scan(text, Loader=loader_class):
         if isinstance(token, _OPENERS):
             depth += 1
             if depth > MAX_DEPTH:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from importlib import metadata
 from pathlib import Path
 from types import SimpleNamespace
@@ -13,10 +14,11 @@ from py_trees.common import Status
 from treebrain.behaviours import BehaviourRegistry, Leaf, default_registry, register_builtin
 from treebrain.behaviours.registry import ENTRY_POINT_GROUP
 from treebrain.cli import main
+from treebrain.cli.run import stats_line
 from treebrain.clock import FakeClock
 from treebrain.testing import TreeHarness
 from treebrain.trees import load_tree
-from treebrain.trees.runner import Runner, percentile
+from treebrain.trees.runner import Runner, RunStats, percentile
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "config/robots/demo_bot.yaml"
@@ -92,6 +94,26 @@ def test_cli_run_writes_stats_json(tmp_path, capsys):
     stats = json.loads(stats_path.read_text())
     assert set(stats) >= {"ticks", "final_status", "tick_ms_p50", "tick_ms_p99", "overruns"}
     assert stats["ticks"] == 5 and stats["final_status"] == "RUNNING"
+
+
+def test_cli_run_ends_with_a_line_for_a_person_or_a_json_line_for_a_program(capsys):
+    arguments = ["run", str(DEMO), "--hz", "200", "--max-ticks", "5"]
+    assert main([*arguments, "--quiet"]) == 0
+    assert re.fullmatch(
+        r"RUNNING · ticks 5 · tick p50 \d+\.\d{3} ms, p99 \d+\.\d{3} ms · overruns \d+\n",
+        capsys.readouterr().out,
+    )
+    assert main([*arguments, "--json"]) == 0  # no tree drawn either: stdout is the JSON line only
+    stats = json.loads(capsys.readouterr().out)
+    assert set(stats) == {"ticks", "final_status", "tick_ms_p50", "tick_ms_p99", "overruns", "interrupted"}
+    assert (stats["ticks"], stats["final_status"], stats["interrupted"]) == (5, "RUNNING", False)
+
+
+def test_an_interrupted_run_says_so_beside_its_last_status():
+    stats = RunStats(ticks=3, final_status="INVALID", tick_seconds=[0.001, 0.002, 0.004], interrupted=True)
+    assert (
+        stats_line(stats) == "INVALID, interrupted · ticks 3 · tick p50 2.000 ms, p99 4.000 ms · overruns 0"
+    )
 
 
 def test_cli_run_set_overrides_a_blackboard_value(tmp_path):

@@ -46,7 +46,6 @@ def test_each_task_tree_completes_an_episode(robot: str, seed: int) -> None:
     assert all(result.success for result in log.skills)
     assert log.seed == seed and log.total_steps == len(log.actions)
     assert log.world_trace[0].after == "reset" and log.keyframes[0].step == 0
-    assert log.wall_seconds < 15.0
 
 
 def test_the_same_seed_gives_the_same_scene_and_the_same_episode(can_tree: TreebrainTree) -> None:
@@ -239,11 +238,12 @@ def test_a_missing_sim_extra_is_one_line_naming_the_fix(
         importlib.util, "find_spec", lambda name, *a: None if name == "robosuite" else real(name, *a)
     )
     assert main(["validate", str(ROBOTS / "panda_lift.yaml")]) == 2
-    err = capsys.readouterr().err
-    assert (
-        "the robosuite driver needs robosuite: pip install -e '.[sim]' (robosuite 1.5.2 and mujoco<3.4)"
-        in err
+    assert capsys.readouterr().err == (
+        f"treebrain: {ROBOTS / 'panda_lift.yaml'} needs the `sim` extra (robosuite is not installed): "
+        "pip install 'treebrain[sim]' (or make test)\n"
     )
+    with pytest.raises(DriverError, match=r"^the robosuite driver needs the `sim` extra \(robosuite"):
+        RobosuiteDriver(RobosuiteParams(task="Lift"), ManipulatorLimits()).connect()
 
 
 def test_noise_from_the_renderer_is_refused_with_the_fix(monkeypatch: pytest.MonkeyPatch) -> None:

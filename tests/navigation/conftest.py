@@ -19,9 +19,10 @@ from treebrain.navigation.mission import Base, Mission, NavigationSettings
 from treebrain.navigation.motion import Motion
 from treebrain.navigation.tools import load_tools
 from treebrain.robots.mobile.base import open_pose
-from treebrain.robots.mobile.lidar import GridLidar, LidarParams, Scan
+from treebrain.robots.mobile.lidar import GridLidar, Scan
 from treebrain.robots.mobile.maps import FREE, OCCUPIED, OccupancyMap, load_map
 from treebrain.robots.mobile.observation import MobileObservation, Pose2D, Velocity
+from treebrain.robots.mobile.params import LidarParams
 
 REPO = Path(__file__).resolve().parents[2]
 SHARED_MAPS = Path("/work/shared/maps")

@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from tests.navigation.conftest import boxed, grid, lidar_for, shared_map
-from treebrain.robots.mobile.lidar import GridLidar, LidarParams
+from treebrain.robots.mobile.lidar import GridLidar
 from treebrain.robots.mobile.maps import FREE, OCCUPIED, OccupancyMap
+from treebrain.robots.mobile.params import LidarParams
 
 BOX = boxed(100, 100)  # 10 x 10 m at 0.1 m; the walls' inner faces are at 0.1 m and 9.9 m
 DIAGONAL = math.sqrt(2)

@@ -57,7 +57,7 @@ def result(index: int, mission: MissionRecord, status: str = "pass") -> CaseResu
 
 
 def test_the_suite_is_registered_and_answers_with_the_stand_in_by_default() -> None:
-    assert SUITES["navigation"] is NavigationSuite
+    assert SUITES["navigation"].load() is NavigationSuite
     made = suite()
     assert made.settings() == {
         "robot": "config/robots/turtlebot.yaml",

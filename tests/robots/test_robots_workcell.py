@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from treebrain.robots.arm.commands import ArmCommand, GripperSet, MoveRelative, MoveTo, SetSpeed, Wait
@@ -44,6 +46,30 @@ def test_pick_from_a_stack_and_stack_it_in_a_zone() -> None:
     assert end.held is None
     assert end.gripper == "open"
     assert end.pose == Pose(x_mm=400, y_mm=0, z_mm=200)
+
+
+def test_the_scene_as_json_is_the_whole_scene() -> None:
+    """What ``treebrain voice --json`` prints as "scene", so no program has to read the picture."""
+    holding = run(
+        scene(locations={"home": [], "side_table": ["cheese"]}),
+        SetSpeed(mm_s=120),
+        MoveTo(x_mm=300, y_mm=-200, z_mm=200, place="bread"),
+        GripperSet(state="closed"),
+    )
+    data = json.loads(json.dumps(holding.model_dump(mode="json")))
+    assert data == {
+        "source": "test",
+        "objects_known": True,
+        "pose": {"x_mm": 300.0, "y_mm": -200.0, "z_mm": 200.0},
+        "speed_mm_s": 120.0,
+        "gripper": "closed",
+        "held": "bread",
+        "place": "bread",
+        "stacks": {"bread": 0, "cheese": 0},
+        "zones": {"assembly_fixture": []},
+        "locations": {"home": [], "side_table": ["cheese"]},
+    }
+    assert ArmScene.model_validate(data) == holding
 
 
 def test_picking_from_an_empty_stack_is_refused() -> None:

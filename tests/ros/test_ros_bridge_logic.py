@@ -12,8 +12,9 @@ import pytest
 import treebrain.ros
 from treebrain.cli import main
 from treebrain.errors import InputError
+from treebrain.extras import MissingExtra
 from treebrain.recording import NodeInfo, TreeDefinition
-from treebrain.ros import ros_unavailable
+from treebrain.ros import require_ros
 from treebrain.ros.messages import (
     BEHAVIOUR,
     DECORATOR,
@@ -189,12 +190,13 @@ def test_robot_files_may_declare_a_ros_section(tmp_path):
 
 def test_run_with_ros_but_without_the_extra_explains_in_one_line(capsys, monkeypatch):
     monkeypatch.setattr(treebrain.ros, "ROS_MODULES", ("rclpy", "no_such_ros_package"))
-    problem = ros_unavailable()
-    assert problem == (
-        "ROS 2's Python packages are missing (no_such_ros_package not found): run `make ros` "
-        "(or source a ROS 2 installation that has py_trees_ros_interfaces)"
+    with pytest.raises(MissingExtra) as missing:
+        require_ros()
+    assert str(missing.value) == (
+        "--ros needs the `ros` extra (no_such_ros_package is not installed): "
+        "make ros (the ROS 2 Kilted wheels and the py_trees_ros interfaces)"
     )
     demo = Path(__file__).resolve().parents[2] / "config/robots/demo_bot.yaml"
     assert main(["run", str(demo), "--ros", "--no-record", "--quiet"]) == 2
     err = capsys.readouterr().err
-    assert err == problem + "\n"
+    assert err == f"treebrain: {missing.value}\n"

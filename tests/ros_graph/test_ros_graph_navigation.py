@@ -35,8 +35,8 @@ def test_the_tree_explores_the_simulated_turtlebot_over_ros_topics_without_a_col
     from std_msgs.msg import String
 
     # the tree starts first: its mission waits for the base's first scan and odometry
-    robot = run_robot(processes, ROBOTS / "turtlebot_ros.yaml", "--set", "/nav/mode=frontier")
-    simulator = processes([program("treebrain"), "sim-node", str(ROBOTS / "turtlebot.yaml")])
+    robot = run_robot(processes, ROBOTS / "turtlebot_ros.yaml", "--set", "/nav/mode=frontier", "--json")
+    simulator = processes([program("treebrain"), "sim-node", str(ROBOTS / "turtlebot.yaml"), "--json"])
     assert simulator.wait_for("sim-node: turtlebot on"), simulator.stderr
     states: list[dict[str, Any]] = []
     probe.node.create_subscription(

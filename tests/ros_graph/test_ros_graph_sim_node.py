@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+import treebrain.ros
 from tests.ros_graph.conftest import Process, program
 from tests.ros_graph.probe import Probe
 from treebrain.cli import main
@@ -50,7 +51,7 @@ def test_the_node_publishes_the_base_drives_by_cmd_vel_and_stops_when_the_comman
     from sensor_msgs.msg import Image, LaserScan
     from std_msgs.msg import String
 
-    node = sim_node(processes)
+    node = sim_node(processes, "--json")
     scans, odometry = probe.listen("/turtlebot/scan", LaserScan), probe.listen("/turtlebot/odom", Odometry)
     images, states = (
         probe.listen("/turtlebot/camera/image_raw", Image),
@@ -88,8 +89,9 @@ def test_the_node_runs_its_duration_in_simulated_seconds_and_exits_0(
 ) -> None:
     node = sim_node(processes, "--duration", "1", "--seed", "3")
     assert node.popen.wait(20) == 0
-    final = json.loads(node.stdout.splitlines()[-1])
-    assert final["time_s"] == 1.0 and final["distance_m"] == 0.0
+    assert node.stdout.splitlines()[-1] == (
+        "sim-node: turtlebot stopped after 1 s simulated at (1, 4.25) heading 0° · driven 0 m · collisions 0"
+    )
 
 
 def test_sim_node_is_listed_in_the_help(capsys: pytest.CaptureFixture[str]) -> None:
@@ -132,6 +134,9 @@ def test_a_bad_robot_file_and_a_bad_start_get_the_answers_run_gives(
 def test_without_ros_the_node_says_how_to_get_it(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr("treebrain.cli.navigation.ros_unavailable", lambda: "--ros needs ROS 2 (make ros)")
+    monkeypatch.setattr(treebrain.ros, "ROS_MODULES", ("rclpy", "no_such_ros_package"))
     assert main(["sim-node", str(TURTLEBOT)]) == 2
-    assert capsys.readouterr().err == "--ros needs ROS 2 (make ros)\n"
+    assert capsys.readouterr().err == (
+        "treebrain: sim-node needs the `ros` extra (no_such_ros_package is not installed): "
+        "make ros (the ROS 2 Kilted wheels and the py_trees_ros interfaces)\n"
+    )

@@ -132,7 +132,7 @@ def test_live_updates_stream_while_the_tree_runs(tree_file, tmp_path):
 
 def test_run_view_serves_the_run_and_stays_up_until_ctrl_c(serve, tmp_path):
     path = tmp_path / "r.sqlite"
-    process = serve("run", str(DEMO), "--hz", "40", "--quiet", "--view", "--record", str(path))
+    process = serve("run", str(DEMO), "--hz", "40", "--quiet", "--json", "--view", "--record", str(path))
     status, _, body = _get(process.url, "/api/definition")
     assert status == 200 and json.loads(body)["run"]["robot"] == "demo_bot"
     deadline = time.monotonic() + 20

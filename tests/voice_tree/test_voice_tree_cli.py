@@ -5,6 +5,7 @@ file (the same with one worker or two)."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,19 +23,33 @@ SUITE = REPO / "config" / "voice" / "observation_suite.yaml"
 RESPONSES = REPO / "config" / "voice" / "observation_responses.yaml"
 
 
-def test_voice_prints_each_result_what_happened_and_the_final_scene(
+def timeless(out: str) -> str:
+    """`out` with the route lines' times, which vary from run to run, as N."""
+    return re.sub(r"(interpreted in|·) \d+(?:\.\d)? m?s\b", r"\1 N", out)
+
+
+def test_voice_prints_what_was_understood_the_route_the_plan_what_ran_and_the_final_scene(
     voice: VoiceTree, capsys: pytest.CaptureFixture[str]
 ) -> None:
     robot = voice.gofa_copy()
     code = main(scripted_voice(robot, "make a cheese sandwich", "make a tomato sandwich on the right"))
     out = capsys.readouterr().out
     assert code == 0
-    blocks = out.split("── ")
-    assert blocks[1].startswith("'make a cheese sandwich'\n{\n")
-    assert "route: phrase_bank · executed 28 primitive(s) on the arm" in blocks[1]
-    result = json.loads(blocks[2].split("\n", 1)[1].split("\nroute:")[0])
-    assert (result["interpretation"], result["validated"]) == ("A tomato sandwich in the right zone", True)
-    assert "route: llm · executed 28 primitive(s) on the arm" in blocks[2]
+    blocks = timeless(out).split("── ")
+    assert blocks[1] == (
+        "'make a cheese sandwich'\n"
+        "understood: Known phrase 'make a cheese sandwich' (match 100%)\n"
+        "route: phrase_bank · interpreted in N · N in all\n"
+        "plan: assembly_fixture: bread, cheese, bread · go_home()\n"
+        "executed 28 of 28 primitive(s)\n"
+    )
+    assert blocks[2].startswith(
+        "'make a tomato sandwich on the right'\n"
+        "understood: A tomato sandwich in the right zone\n"
+        "route: llm · interpreted in N · N in all\n"
+        "plan: assembly_right: bread, tomato, bread · go_home()\n"
+        "executed 28 of 28 primitive(s)\n\n"
+    )
     assert (
         "assembly_left   assembly_fixture   assembly_right\n"
         "                     bread             bread\n"
@@ -50,9 +65,10 @@ def test_verbose_prints_every_primitive(voice: VoiceTree, capsys: pytest.Capture
         == 0
     )
     out = capsys.readouterr().out
-    assert "── 'go home'\n  arm 1/1: move_to(x_mm=350, y_mm=0, z_mm=450, place=home)\n{" in out
-    assert "route: phrase_bank · executed 1 primitive(s) on the arm" in out
-    assert "route: phrase_bank · nothing to do: nothing was dispatched" in out  # nothing held to put back
+    assert "── 'go home'\n  arm 1/1: move_to(x_mm=350, y_mm=0, z_mm=450, place=home)\nunderstood: " in out
+    assert "plan: go_home()\nexecuted 1 of 1 primitive(s)\n" in out
+    # nothing held to put back
+    assert "plan: return_to_stack()\nnothing to do: nothing was dispatched\n" in out
 
 
 def low_confidence_robot(voice: VoiceTree) -> Path:
@@ -78,9 +94,13 @@ def test_strict_mode_takes_its_answer_from_approve(
     args = scripted_voice(robot, "add some cheese", "--strict")
     assert main([*args, "--approve", "no"]) == 3
     out = capsys.readouterr().out
-    assert "route: llm · nothing was dispatched: not approved: the operator said no" in out
+    assert (
+        "plan: assembly_fixture: cheese\n"
+        "refused: nothing was dispatched: not approved: the operator said no\n"
+        "nothing ran\n"
+    ) in out
     assert main([*args, "--approve", "yes"]) == 0
-    assert "route: llm · executed 9 primitive(s) on the arm" in capsys.readouterr().out
+    assert "plan: assembly_fixture: cheese\nexecuted 9 of 9 primitive(s)\n" in capsys.readouterr().out
 
 
 def test_strict_mode_without_a_terminal_never_approves(
@@ -108,8 +128,9 @@ def test_a_refused_command_moves_nothing_and_says_why(
     out = capsys.readouterr().out
     assert "  arm " not in out
     assert (
-        "route: llm · nothing was dispatched: refused: sequence:2: nudge(direction=up, distance=9999)" in out
-    )
+        "plan: go_home() · nudge(direction=up, distance=9999)\n"
+        "refused: nothing was dispatched: refused: sequence:2: nudge(direction=up, distance=9999)"
+    ) in out
 
 
 def test_an_unknown_provider_is_bad_input(voice: VoiceTree, capsys: pytest.CaptureFixture[str]) -> None:
@@ -228,7 +249,7 @@ def test_a_case_travels_to_its_worker_with_only_the_checks_it_sets() -> None:
             assert travelled.expectations(scripted=scripted) == original.expectations(scripted=scripted)
 
 
-def test_json_prints_one_document_per_command_with_what_the_arm_holds(
+def test_json_prints_one_document_per_command_with_the_whole_cell_after_it(
     voice: VoiceTree, capsys: pytest.CaptureFixture[str]
 ) -> None:
     robot = voice.gofa_copy()
@@ -242,10 +263,39 @@ def test_json_prints_one_document_per_command_with_what_the_arm_holds(
         28,
         28,
     )
+    assert 0 <= first["interpret_s"] <= first["total_s"]
+    assert first["plan"] == {
+        "layers": {"assembly_fixture": ["bread", "cheese", "bread"]},
+        "steps": ["go_home()"],
+    }
     assert first["dispatched"][0] == "move_to(x_mm=150, y_mm=420, z_mm=160, place=bread)"
-    assert first["zones"]["assembly_fixture"] == ["bread", "cheese", "bread"] and first["holding"] is None
-    assert (second["status"], second["executed"], second["dispatched"]) == ("refused", 0, [])
+    assert first["result"]["interpretation"] == "Known phrase 'make a cheese sandwich' (match 100%)"
+    assert first["scene"] == {
+        "source": "sim_arm",
+        "objects_known": True,
+        "pose": {"x_mm": 350.0, "y_mm": 0.0, "z_mm": 450.0},
+        "speed_mm_s": 400.0,
+        "gripper": "open",
+        "held": None,
+        "place": "home",
+        "stacks": {"bread": 6, "meat": 4, "cheese": 3, "lettuce": 4, "tomato": 4},
+        "zones": {
+            "assembly_left": [],
+            "assembly_fixture": ["bread", "cheese", "bread"],
+            "assembly_right": [],
+        },
+        "locations": {"home": [], "serving_plate": [], "side_table": []},
+    }
+    assert first["active_zone"] == "assembly_fixture"
+    assert (second["status"], second["route"], second["executed"], second["dispatched"], second["plan"]) == (
+        "refused",
+        "unknown_items",
+        0,
+        [],
+        None,
+    )
     assert second["message"].startswith("I don't have avocado")
+    assert second["scene"] == first["scene"]
 
 
 def test_responses_play_a_script_and_each_end_has_its_exit_code(
@@ -264,8 +314,34 @@ def test_responses_play_a_script_and_each_end_has_its_exit_code(
     base = ["voice", "--robot", str(robot), "--responses", str(script), "--hz", "1000"]
     assert main([*base, "make a tomato sandwich on the right"]) == 0
     assert main([*base, "a sandwich"]) == 3
-    out = capsys.readouterr().out
-    assert "question: What should go in it? I have bread, meat, cheese, lettuce and tomato." in out
+    out = timeless(capsys.readouterr().out)
+    assert (
+        "── 'a sandwich'\n"
+        "understood: The command does not say enough to act on.\n"
+        "route: clarify · interpreted in N · N in all\n"
+        "question: What should go in it? I have bread, meat, cheese, lettuce and tomato.\n"
+        "nothing ran\n"
+    ) in out
     assert main([*base, "make a lettuce sandwich", "make a tomato sandwich on the right"]) == 4
     out = capsys.readouterr().out
-    assert "route: llm · the provider refused the API key: check the key, or use --provider local" in out
+    assert (
+        "model unavailable: the provider refused the API key: check the key, or use --provider local" in out
+    )
+
+
+def test_a_learning_command_says_what_memory_saved_and_a_cut_command_says_so(
+    voice: VoiceTree, capsys: pytest.CaptureFixture[str]
+) -> None:
+    robot = voice.gofa_copy(parser=True)
+    long = "make a cheese sandwich" + " please" * 45
+    assert main(scripted_voice(robot, "call this the classic: bread, meat, cheese, bread", long)) == 0
+    learned, cut = timeless(capsys.readouterr().out).split("── ")[1:3]
+    assert learned.endswith(
+        "(named 'the_classic')\n"
+        "route: parser · interpreted in N · N in all\n"
+        "plan: assembly_fixture: bread, meat, cheese, bread\n"
+        "executed 36 of 36 primitive(s)\n"
+        "memory: Saved 'the_classic' (4 steps): say 'the classic' to do it again.\n"
+    )
+    assert "plan: assembly_fixture: bread, cheese, bread · go_home()\nexecuted 28 of 28 primitive(s)\n" in cut
+    assert "note: Your command was 337 characters long; only the first 295 were used.\n" in cut

@@ -5,6 +5,12 @@ its leaves, and they become usable in any tree file. treebrain's own domains (``
 
 Every leaf remembers the group that registered it (the entry point's name, or ``core`` and ``llm``
 for the framework's own), which is how ``treebrain list-behaviours`` groups them.
+
+Groups are loaded when first needed, so a tree imports only the domains it uses: a leaf named
+``navigation.safety`` loads the ``navigation`` group (a name no group claims by its prefix loads
+them all), a robot file's ``navigation:`` section loads it for its checks, and listing every name
+loads everything. A group whose optional install is missing is remembered as unavailable, with the
+one line that says how to install it.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from typing import Any
 from treebrain.behaviours.base import Leaf
 from treebrain.behaviours.context import RobotSettings, RunOptions
 from treebrain.errors import Problem
+from treebrain.extras import MissingExtra
 
 RobotCheck = Callable[[RobotSettings], list[Problem]]
 RunCheck = Callable[[RobotSettings, RunOptions], list[Problem]]
@@ -41,6 +48,8 @@ class BehaviourRegistry:
         self._group = CORE_GROUP
         self._robot_checks: list[RobotCheck] = []
         self._run_checks: list[RunCheck] = []
+        self._pending: dict[str, Any] = {}
+        self._unavailable: dict[str, MissingExtra] = {}
 
     @contextlib.contextmanager
     def registering(self, group: str) -> Iterator[None]:
@@ -94,10 +103,29 @@ class BehaviourRegistry:
             self.register(cls)
 
     def get(self, name: str) -> type[Leaf] | None:
+        """The leaf class, loading the group that owns the name first. Raises MissingExtra when
+        that group needs an optional install that is missing."""
+        if name not in self._classes:
+            group = name.partition(".")[0]
+            self.load_groups([group])
+            if group in self._unavailable:
+                raise self._unavailable[group]
+            if name not in self._classes:
+                self.load_groups(list(self._pending))
         return self._classes.get(name)
 
     def names(self) -> list[str]:
+        self.load_groups(list(self._pending))
         return sorted(self._classes)
+
+    def group_names(self) -> list[str]:
+        """Every group, loaded or not, without loading any."""
+        return sorted({*self._groups.values(), *self._pending, *self._unavailable})
+
+    def unavailable(self) -> dict[str, MissingExtra]:
+        """Groups that could not load because an optional install is missing (after loading all)."""
+        self.load_groups(list(self._pending))
+        return dict(self._unavailable)
 
     def groups(self) -> dict[str, list[str]]:
         """Registered names by group, both sorted."""
@@ -108,20 +136,42 @@ class BehaviourRegistry:
 
     def suggest(self, name: str, extra: Iterable[str] = ()) -> str | None:
         """The closest known name, for did-you-mean messages."""
-        matches = difflib.get_close_matches(name, [*self._classes, *extra], n=1, cutoff=0.6)
+        matches = difflib.get_close_matches(name, [*self.names(), *extra], n=1, cutoff=0.6)
         return matches[0] if matches else None
 
-    def load_entry_points(self, entry_points: Iterable[Any] | None = None) -> list[str]:
-        """Run every installed plugin's register function; returns problems instead of raising."""
-        problems: list[str] = []
+    def declare_entry_points(self, entry_points: Iterable[Any] | None = None) -> None:
+        """Know every installed plugin's group without loading any (see the module's docstring)."""
         found = entry_points if entry_points is not None else metadata.entry_points(group=ENTRY_POINT_GROUP)
         for entry_point in found:
+            self._pending.setdefault(entry_point.name, entry_point)
+
+    def declare_group(self, name: str, register: str) -> None:
+        """Know a group of the framework's own by its register function (``module:function``),
+        loaded when first needed exactly like a plugin's."""
+        self._pending.setdefault(name, metadata.EntryPoint(name, register, ENTRY_POINT_GROUP))
+
+    def load_groups(self, groups: Iterable[str]) -> list[str]:
+        """Load the named groups that are declared and not loaded yet; returns the problems of
+        those that failed (a missing optional install is remembered, see :meth:`unavailable`)."""
+        problems: list[str] = []
+        for group in groups:
+            entry_point = self._pending.pop(group, None)
+            if entry_point is None:
+                continue
             try:
                 register: Callable[[BehaviourRegistry], None] = entry_point.load()
                 with self.registering(entry_point.name):
                     register(self)
+            except MissingExtra as missing:
+                self._unavailable[group] = missing.about(f"the `{group}` leaf group")
+                problems.append(str(self._unavailable[group]))
             except Exception as error:
                 problem = f"plugin '{entry_point.name}' ({entry_point.value}) failed to register: {error}"
                 _LOG.warning(problem)
                 problems.append(problem)
         return problems
+
+    def load_entry_points(self, entry_points: Iterable[Any] | None = None) -> list[str]:
+        """Run every installed plugin's register function now; returns problems instead of raising."""
+        self.declare_entry_points(entry_points)
+        return self.load_groups(list(self._pending))

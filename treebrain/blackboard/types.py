@@ -26,6 +26,10 @@ class TypeSpecError(ValueError):
     """A type string that cannot be parsed or names an unknown type."""
 
 
+class UnknownType(TypeSpecError):
+    """A type string naming a type nobody registered (yet)."""
+
+
 class TypeMismatch(TypeError):
     """A value that does not fit a key's declared type."""
 
@@ -196,7 +200,7 @@ def _build(name: str, args: tuple[KeyType, ...]) -> KeyType:
     model = _MODELS.get(name)
     if model is None:
         known = ", ".join([*sorted([*_SCALARS, "any", "list", "dict", "optional"]), *sorted(_MODELS)])
-        raise TypeSpecError(f"unknown type '{name}' (known: {known})")
+        raise UnknownType(f"unknown type '{name}' (known: {known})")
     if args:
         raise TypeSpecError(f"'{name}' takes no type arguments")
     if isinstance(model, type) and issubclass(model, BaseModel):

@@ -1,34 +1,71 @@
 """The ``treebrain`` command: argument parsing and printing only; the work happens in the packages.
 
-Each module of this package adds one group of sub-commands through its ``register(commands)``;
-a module may also add ``treebrain eval <name>`` sub-commands through ``register_eval(evaluations)``.
-Modules are found by name, so adding a domain's commands touches no shared file.
+:data:`COMMANDS` names every sub-command, its one line of help and the function that adds its
+arguments; that function's module is imported only when the sub-command is chosen, so a command
+imports only what it needs and ``treebrain --help`` imports none of them. A feature that needs an
+optional install says so in one line (:class:`~treebrain.extras.MissingExtra`), exit 2.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
+import gc
 import logging
 import os
-import pkgutil
 import sys
 from collections.abc import Sequence
-from types import ModuleType
-
-from rich.console import Console
-from rich.logging import RichHandler
+from typing import Any
 
 from treebrain.cli.common import EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, print_problems
 from treebrain.cli.process import SIGNAL_EXIT_CODES, check_arguments, redacted_output, signals_halt
+from treebrain.cli.subcommands import Subcommand, add_subcommands
 from treebrain.errors import InputError
+from treebrain.extras import MissingExtra, needs_extra
 
-
-def command_modules() -> list[ModuleType]:
-    names = sorted(
-        info.name for info in pkgutil.iter_modules(__path__) if info.name not in ("common", "process")
-    )
-    return [importlib.import_module(f"{__name__}.{name}") for name in names]
+COMMANDS = (
+    Subcommand(
+        "validate",
+        "check robot or tree files; exit 2 listing every problem",
+        "treebrain.cli.core:configure_validate",
+    ),
+    Subcommand("show", "draw a tree", "treebrain.cli.core:configure_show"),
+    Subcommand(
+        "run", "tick a tree until it finishes, --max-ticks, or Ctrl-C", "treebrain.cli.run:configure_run"
+    ),
+    Subcommand(
+        "list-behaviours",
+        "every node type with its ports and params",
+        "treebrain.cli.core:configure_list_behaviours",
+    ),
+    Subcommand(
+        "voice",
+        "interpret spoken commands and execute them on the robot's arm, one after another",
+        "treebrain.cli.voice:configure",
+    ),
+    Subcommand(
+        "kg", "the kitchen knowledge graph: ingest narrations, query, draw", "treebrain.cli.kg:configure"
+    ),
+    Subcommand(
+        "vv", "verify TDL robot programs before they run (see docs/tdl.md)", "treebrain.cli.vv:configure"
+    ),
+    Subcommand("eval", "evaluate a pipeline on its labelled suite", "treebrain.cli.evaluate:configure"),
+    Subcommand(
+        "replay",
+        "open a recording in the viewer's timeline, or --rerun it and report any divergence",
+        "treebrain.cli.record:configure_replay",
+    ),
+    Subcommand(
+        "view",
+        "serve the viewer for a recording (live while it is being written)",
+        "treebrain.cli.record:configure_view",
+    ),
+    Subcommand(
+        "sim-node",
+        "a robot file's simulated mobile base as a ROS 2 node (scan, odom, camera; cmd_vel)",
+        "treebrain.cli.navigation:configure_sim_node",
+        extra="nav",
+    ),
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -36,24 +73,28 @@ def build_parser() -> argparse.ArgumentParser:
         prog="treebrain", description="LLM-driven robot pipelines as behaviour trees."
     )
     parser.add_argument("--log-level", default="warning", choices=["debug", "info", "warning", "error"])
-    commands = parser.add_subparsers(dest="command", required=True)
-    modules = command_modules()
-    for module in modules:
-        if hasattr(module, "register"):
-            module.register(commands)
-    evaluations = [module for module in modules if hasattr(module, "register_eval")]
-    if evaluations:
-        evaluate = commands.add_parser("eval", help="evaluate a pipeline on its labelled suite")
-        kinds = evaluate.add_subparsers(dest="evaluation", required=True)
-        for module in evaluations:
-            module.register_eval(kinds)
+    add_subcommands(parser, "command", COMMANDS)
     return parser
 
 
+class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """Writes to whatever ``sys.stderr`` is when a record comes: under a live view that is the
+    view's proxy, which prints the line above the view instead of through it."""
+
+    @property
+    def stream(self) -> Any:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value: Any) -> None:
+        """The stream is always the current ``sys.stderr``."""
+
+
 def _configure_logging(level: str) -> None:
-    """Leaves log through `logging` (the `log` leaf, failures); show them above the live view."""
-    handler = RichHandler(console=Console(stderr=True), show_time=False, show_path=False)
-    logging.basicConfig(level=level.upper(), format="%(name)s: %(message)s", handlers=[handler], force=True)
+    """Leaves log through `logging` (the `log` leaf, failures): one plain line each on stderr."""
+    handler = _StderrHandler()
+    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=level.upper(), handlers=[handler], force=True)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -64,7 +105,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         except InputError as error:
             print_problems(error.problems)
             return EXIT_BAD_INPUT
-        args = build_parser().parse_args(arguments)
+        try:
+            args = build_parser().parse_args(arguments)
+        except MissingExtra as missing:
+            print(f"treebrain: {missing}", file=sys.stderr)
+            return EXIT_BAD_INPUT
         _configure_logging(args.log_level)
         code = _run(args)
     if received and code == EXIT_INTERRUPTED:
@@ -76,9 +121,13 @@ def _run(args: argparse.Namespace) -> int:
     """The command's exit code; what it raises becomes an exit code and one line, never a traceback
     (but for --log-level debug)."""
     try:
-        code: int = args.handler(args)
+        with needs_extra(None, _command_words(args)):
+            code: int = args.handler(args)
     except InputError as error:
         print_problems(error.problems)
+        return EXIT_BAD_INPUT
+    except MissingExtra as missing:
+        print(f"treebrain: {missing}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
@@ -97,5 +146,21 @@ def _run(args: argparse.Namespace) -> int:
     return code
 
 
+SUBCOMMAND_DESTS = ("command", "kg_command", "vv_command", "evaluation")
+"""Where argparse puts each level's chosen sub-command (``treebrain kg draw``)."""
+
+
+def _command_words(args: argparse.Namespace) -> str:
+    return " ".join(["treebrain", *(getattr(args, dest) for dest in SUBCOMMAND_DESTS if hasattr(args, dest))])
+
+
+def entry() -> None:
+    """The ``treebrain`` program: :func:`main`, then exit without the collector's last pass over
+    a heap that is about to be freed anyway (a quarter of a short command's time)."""
+    code = main()
+    gc.freeze()
+    sys.exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()

@@ -1,54 +1,41 @@
-"""Core commands: validate, show, run, list-behaviours."""
+"""Commands that read tree files: validate, show, list-behaviours."""
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import yaml
-from rich.console import Console
-from rich.live import Live
-from rich.text import Text
-
-from treebrain.behaviours.context import RobotSettings, RunOptions
 from treebrain.behaviours.registry import CORE_GROUP, BehaviourRegistry
-from treebrain.cli.common import EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, print_problems
-from treebrain.cli.record import RunSession, add_run_options
-from treebrain.errors import InputError
-from treebrain.files import atomic_write_json
-from treebrain.trees import TreebrainTree, build_tree, compile_file, shared_registry, validate_file
+from treebrain.cli.common import EXIT_BAD_INPUT, EXIT_OK, print_problems
+from treebrain.errors import Problem
+from treebrain.extras import MissingExtra
+from treebrain.trees import compile_file, shared_registry, validate_file
 from treebrain.trees.render import ascii_tree, dot_tree, svg_tree
-from treebrain.trees.robot_file import parse_hz
-from treebrain.trees.runner import Runner, RunStats
 from treebrain.trees.structural import STRUCTURAL_KINDS
 
 
-def parse_values(assignments: Sequence[str]) -> dict[str, Any]:
-    values: dict[str, Any] = {}
-    for assignment in assignments:
-        key, sep, text = assignment.partition("=")
-        if not sep or not key:
-            raise InputError.single(f"--set expects key=value, got '{assignment}'", "<--set>")
-        try:
-            values[key.strip()] = yaml.safe_load(text)
-        except yaml.YAMLError as error:
-            raise InputError.single(f"--set {key}: cannot read value '{text}': {error}", "<--set>") from None
-    return values
-
-
 def cmd_validate(args: argparse.Namespace) -> int:
-    problems = [problem for path in args.files for problem in validate_file(path)]
+    problems: list[Problem] = []
+    valid: list[Path] = []
+    missing_extras = 0
+    for path in args.files:
+        try:
+            found = validate_file(path)
+        except MissingExtra as missing:
+            print(f"treebrain: {missing}", file=sys.stderr)
+            missing_extras += 1
+            continue
+        problems.extend(found)
+        if not found:
+            valid.append(path)
     if problems:
         print_problems(problems)
-        return EXIT_BAD_INPUT
-    for path in args.files:
+    for path in valid:
         print(f"{path}: ok")
-    return EXIT_OK
+    return EXIT_BAD_INPUT if problems or missing_extras else EXIT_OK
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -62,104 +49,6 @@ def cmd_show(args: argparse.Namespace) -> int:
     else:
         print(text)
     return EXIT_OK
-
-
-def _live_view(tree: TreebrainTree, stats: RunStats) -> Text:
-    statuses = {path: node.status.name for path, node in tree.nodes.items()}
-    header = f"tick {stats.ticks}  status {tree.root.status.name}  p50 {stats.tick_ms_p50:.3f} ms  p99 {stats.tick_ms_p99:.3f} ms\n"
-    return Text(header + ascii_tree(tree.spec, statuses))
-
-
-DEFAULT_HZ = 10.0
-
-
-def _tick_rate(text: str) -> float:
-    try:
-        return parse_hz(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-
-
-def _pose(text: str) -> tuple[float, float, float]:
-    try:
-        parts = [float(part) for part in text.split(",")]
-    except ValueError:
-        parts = []
-    if len(parts) not in (2, 3) or not all(math.isfinite(part) for part in parts):
-        raise argparse.ArgumentTypeError(f"expected X,Y or X,Y,HEADING_DEGREES, got {text!r}")
-    return (parts[0], parts[1], parts[2] if len(parts) == 3 else 0.0)
-
-
-def add_mission_options(parser: argparse.ArgumentParser, duration_help: str) -> None:
-    """--seed, --map, --duration and --start: what a command asks of a mobile robot's mission."""
-    parser.add_argument("--seed", type=int, help="the run's seed: a simulated episode starts from it")
-    parser.add_argument("--map", type=Path, help="the map to drive on (robots that drive on a map)")
-    parser.add_argument("--duration", type=float, metavar="S", help=duration_help)
-    parser.add_argument(
-        "--start",
-        type=_pose,
-        metavar="X,Y[,DEG]",
-        help="where a mobile robot starts (default: the robot file's, or the most open spot of --map)",
-    )
-
-
-def check_run_options(robot: RobotSettings, run: RunOptions) -> None:
-    """Raise InputError listing what the leaves' run checks find wrong with --map, --start, ..."""
-    problems = [problem for check in shared_registry().run_checks() for problem in check(robot, run)]
-    if problems:
-        raise InputError(problems)
-
-
-def cmd_run(args: argparse.Namespace) -> int:
-    if args.ros:
-        from treebrain.ros import ros_unavailable
-
-        problem = ros_unavailable()
-        if problem is not None:
-            print(problem, file=sys.stderr)
-            return EXIT_BAD_INPUT
-    values = parse_values(args.set)
-    session = RunSession(args)
-    compiled = compile_file(args.file, values=values)
-    compiled.raise_for_problems()
-    simulated = compiled.robot is not None and compiled.robot.settings.simulated_time
-    tree = build_tree(compiled, clock=session.clock(simulated))
-    tree.context.run = RunOptions(
-        seed=args.seed, frames=session.wants_frames, map=args.map, duration_s=args.duration, start=args.start
-    )
-    try:
-        check_run_options(tree.context.robot, tree.context.run)
-    except InputError:
-        tree.close()
-        raise
-    args.hz = args.hz or tree.context.robot.hz or DEFAULT_HZ
-    console = Console()
-    stats: RunStats | None = None
-    try:
-        viewer_failed = not session.start(tree, values)
-        if viewer_failed:
-            stats = None
-        elif console.is_terminal and not args.quiet:
-            with Live(console=console, refresh_per_second=10, transient=False) as live:
-                show = session.on_tick(lambda t, s: live.update(_live_view(t, s)))
-                stats = Runner(tree, args.hz, args.max_ticks, show).run()
-        else:
-            stats = Runner(tree, args.hz, args.max_ticks, session.on_tick(None)).run()
-            if not args.quiet:
-                console.print(_live_view(tree, stats), highlight=False)
-    finally:
-        session.stop(tree)
-        session.write_animation()
-    if stats is None:
-        session.finish(interrupted=True)
-        return EXIT_BAD_INPUT
-    if args.stats_json:
-        atomic_write_json(args.stats_json, stats.to_json())
-    print(json.dumps(stats.to_json()), flush=True)
-    session.finish(stats.interrupted)
-    if stats.interrupted:
-        return EXIT_INTERRUPTED
-    return EXIT_FAILURE if stats.final_status == "FAILURE" else EXIT_OK
 
 
 def describe_behaviours() -> list[dict[str, Any]]:
@@ -201,6 +90,8 @@ def _describe_leaf(registry: BehaviourRegistry, group: str, name: str) -> dict[s
 
 def cmd_list_behaviours(args: argparse.Namespace) -> int:
     described = describe_behaviours()
+    for missing in shared_registry().unavailable().values():
+        print(f"treebrain: not listed: {missing}", file=sys.stderr)
     if args.json:
         print(json.dumps(described, indent=2))
         return EXIT_OK
@@ -218,38 +109,18 @@ def cmd_list_behaviours(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add validate, show, run and list-behaviours."""
-    validate = commands.add_parser("validate", help="check robot or tree files; exit 2 listing every problem")
+def configure_validate(validate: argparse.ArgumentParser) -> None:
     validate.add_argument("files", nargs="+", type=Path)
     validate.set_defaults(handler=cmd_validate)
-    show = commands.add_parser("show", help="draw a tree")
+
+
+def configure_show(show: argparse.ArgumentParser) -> None:
     show.add_argument("file", type=Path)
     show.add_argument("--format", choices=["ascii", "dot", "svg"], default="ascii")
     show.add_argument("--output", "-o", type=Path, help="write to a file instead of standard output")
     show.set_defaults(handler=cmd_show)
-    run = commands.add_parser("run", help="tick a tree until it finishes, --max-ticks, or Ctrl-C")
-    run.add_argument("file", type=Path)
-    run.add_argument(
-        "--hz",
-        type=_tick_rate,
-        default=None,
-        help=f"ticks per second, or max (default: the robot file's hz:, else {DEFAULT_HZ:g})",
-    )
-    add_mission_options(run, "seconds a mission lasts (robots with missions)")
-    run.add_argument(
-        "--realtime",
-        action="store_true",
-        help="pace a simulated-time robot by the wall clock (for a real LLM)",
-    )
-    run.add_argument("--max-ticks", type=int, default=None)
-    run.add_argument(
-        "--set", action="append", default=[], metavar="KEY=VALUE", help="initial blackboard value (YAML)"
-    )
-    run.add_argument("--stats-json", type=Path, help="write tick statistics as JSON")
-    run.add_argument("--quiet", "-q", action="store_true", help="no live display")
-    add_run_options(run)
-    run.set_defaults(handler=cmd_run)
-    listing = commands.add_parser("list-behaviours", help="every node type with its ports and params")
+
+
+def configure_list_behaviours(listing: argparse.ArgumentParser) -> None:
     listing.add_argument("--json", action="store_true", help="JSON Schema of params and ports")
     listing.set_defaults(handler=cmd_list_behaviours)

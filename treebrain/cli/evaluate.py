@@ -8,9 +8,11 @@ import argparse
 import os
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 from treebrain.cli.common import EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_LLM_UNAVAILABLE, EXIT_OK
+from treebrain.cli.subcommands import Subcommand, add_subcommands
 from treebrain.evaluation.backends import Backend, ProcessBackend, WorkerOpenError
 from treebrain.evaluation.cases import CaseResult, Suite
 from treebrain.evaluation.compare import compare_markdown
@@ -26,7 +28,8 @@ from treebrain.evaluation.results import (
     write_result,
 )
 from treebrain.evaluation.runner import RunOptions, run_cases
-from treebrain.evaluation.suites import SUITES
+from treebrain.evaluation.suites import SUITES, SuiteEntry
+from treebrain.extras import require
 
 RESULTS_DIR = Path("runs") / "eval"
 OPEN_FAILURE_EXIT = {"input": EXIT_BAD_INPUT, "llm": EXIT_LLM_UNAVAILABLE}
@@ -90,6 +93,10 @@ def _backend(args: argparse.Namespace) -> Backend:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
+    if args.suite_extra is not None:
+        require(args.suite_extra, f"treebrain eval {args.evaluation}")
+    if args.report:
+        require("draw", "--report")  # before the cases run, not after
     suite: Suite = args.suite_class.from_arguments(args)
     suite.record = args.record
     started = time.perf_counter()
@@ -146,25 +153,47 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     document = read_result(args.result)
-    suite_class = SUITES.get(document["suite"])
-    tables = suite_class.markdown(suite_summary(document)) if suite_class else ""
+    entry = SUITES.get(document["suite"])
+    tables = entry.load().markdown(suite_summary(document)) if entry else ""
     write_report(args.report, document, args.result.parent, tables)
     print(f"report: {args.report / 'report.html'}", file=sys.stderr)
     return EXIT_OK
 
 
-def register_eval(evaluations: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``treebrain eval SUITE`` for every suite, ``eval compare`` and ``eval report``."""
-    for name, suite_class in SUITES.items():
-        parser = evaluations.add_parser(name, help=suite_class.help, description=suite_class.help)
-        suite_class.add_arguments(parser)
-        add_runner_options(parser, name)
-        parser.set_defaults(handler=cmd_eval, suite_class=suite_class)
-    compare = evaluations.add_parser("compare", help="A/B table of two result files, with significance tests")
+def configure(evaluate: argparse.ArgumentParser) -> None:
+    """``treebrain eval SUITE`` for every suite (its module imported when chosen), ``eval compare``
+    and ``eval report``."""
+    suites = [
+        Subcommand(entry.name, entry.help, partial(configure_suite, entry), entry.extra)
+        for entry in SUITES.values()
+    ]
+    add_subcommands(
+        evaluate,
+        "evaluation",
+        [
+            *suites,
+            Subcommand(
+                "compare", "A/B table of two result files, with significance tests", configure_compare
+            ),
+            Subcommand("report", "write the report of a finished result file again", configure_report),
+        ],
+    )
+
+
+def configure_suite(entry: SuiteEntry, parser: argparse.ArgumentParser) -> None:
+    suite_class = entry.load()
+    suite_class.add_arguments(parser)
+    add_runner_options(parser, entry.name)
+    parser.set_defaults(handler=cmd_eval, suite_class=suite_class, suite_extra=entry.extra)
+
+
+def configure_compare(compare: argparse.ArgumentParser) -> None:
     compare.add_argument("a", type=Path, help="result file A (the baseline)")
     compare.add_argument("b", type=Path, help="result file B")
     compare.set_defaults(handler=cmd_compare)
-    report = evaluations.add_parser("report", help="write the report of a finished result file again")
+
+
+def configure_report(report: argparse.ArgumentParser) -> None:
     report.add_argument("result", type=Path, help="a result file of `treebrain eval`")
     report.add_argument(
         "--report", type=Path, metavar="DIR", required=True, help="where report.md and report.html go"

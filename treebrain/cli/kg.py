@@ -166,9 +166,8 @@ def _print_ingest_summary(
 
 
 # ----- argument parsing ---------------------------------------------------------------------------
-def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``treebrain kg ingest|where|history|last|open|unattributed|show|draw``."""
-    kg = commands.add_parser("kg", help="the kitchen knowledge graph: ingest narrations, query, draw")
+def configure(kg: argparse.ArgumentParser) -> None:
+    """``treebrain kg ingest|where|history|last|open|unattributed|show|draw``."""
     actions = kg.add_subparsers(dest="kg_command", required=True)
     ingest = actions.add_parser("ingest", help="update the graph from a narration file (CSV or JSONL)")
     ingest.add_argument("narrations", type=Path)

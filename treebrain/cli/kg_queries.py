@@ -11,6 +11,7 @@ from rich.table import Table
 
 from treebrain.behaviours.kg.service import KitchenGraphService, kitchen_paths
 from treebrain.cli.common import EXIT_FAILURE, EXIT_OK
+from treebrain.extras import require
 from treebrain.kg.drawing import draw_graph
 from treebrain.kg.graph import KitchenGraph
 from treebrain.kg.models import FoodView
@@ -151,6 +152,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_draw(args: argparse.Namespace) -> int:
+    require("draw", "treebrain kg draw")
     service = open_saved_graph(args)
     draw_graph(service.kg, args.out, title=f"Kitchen knowledge graph ({args.kg or service.kg_path})")
     print(f"wrote {args.out}")

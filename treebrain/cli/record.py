@@ -267,11 +267,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return _serve_until_interrupt(args, "?start=first")
 
 
-def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add replay and view."""
-    replay = commands.add_parser(
-        "replay", help="open a recording in the viewer's timeline, or --rerun it and report any divergence"
-    )
+def configure_replay(replay: argparse.ArgumentParser) -> None:
     replay.add_argument("recording", type=Path)
     replay.add_argument(
         "--rerun",
@@ -280,9 +276,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     _add_viewer_options(replay)
     replay.set_defaults(handler=cmd_replay)
-    view = commands.add_parser(
-        "view", help="serve the viewer for a recording (live while it is being written)"
-    )
+
+
+def configure_view(view: argparse.ArgumentParser) -> None:
     view.add_argument("recording", type=Path)
     _add_viewer_options(view)
     view.set_defaults(handler=cmd_view)

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 from treebrain.behaviours.llm.service import choose_default_profile
-from treebrain.blackboard import Blackboard
 from treebrain.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_FAILURE,
@@ -28,13 +27,14 @@ from treebrain.cli.common import (
     EXIT_REFUSED,
 )
 from treebrain.cli.record import RunSession, add_run_options
+from treebrain.llm.errors import LLMFailure
 from treebrain.llm.providers.scripted import ScriptedProvider, load_script
 from treebrain.robots.arm.commands import describe, parse_command
 from treebrain.robots.arm.scene_text import render_scene
 from treebrain.sessions.providers import install_provider
-from treebrain.sessions.voice import outcome, robot_options, run_command, value
+from treebrain.sessions.voice import CommandReport, command_report, robot_options, run_command, value
 from treebrain.trees import load_tree
-from treebrain.voice.outcome import SEVERITY, CommandOutcome, CommandStatus
+from treebrain.voice.outcome import SEVERITY, CommandStatus
 
 EXIT_CODES: dict[CommandStatus, int] = {
     "done": EXIT_OK,
@@ -55,23 +55,6 @@ def ask_on_terminal(message: str) -> bool:
     return False
 
 
-def command_report(command: str, blackboard: Blackboard, ended: CommandOutcome) -> dict[str, Any]:
-    """One command as the JSON ``--json`` prints: result, route, what was dispatched, the cell after."""
-    scene = value(blackboard, "/arm/scene")
-    return {
-        "command": command,
-        "status": ended.status,
-        "message": ended.message,
-        "route": value(blackboard, "/voice/route"),
-        "result": value(blackboard, "/voice/result"),
-        "dispatched": [describe(parse_command(item)) for item in value(blackboard, "/voice/commands") or []],
-        "executed": value(blackboard, "/arm/executed") or 0,
-        "memory": value(blackboard, "/voice/memory"),
-        "zones": None if scene is None else scene.zones,
-        "holding": None if scene is None else scene.held,
-    }
-
-
 def cmd_voice(args: argparse.Namespace) -> int:
     values: dict[str, Any] = {"/voice/strict": args.strict}
     session = RunSession(args)
@@ -79,6 +62,7 @@ def cmd_voice(args: argparse.Namespace) -> int:
     if args.verbose and not args.json:
         tree.context.listeners.append(_print_actuator)
     worst: CommandStatus = "done"
+    not_installed = False
     interrupted = False
     try:
         choose_default_profile(tree.context.robot, args.provider)
@@ -95,9 +79,13 @@ def cmd_voice(args: argparse.Namespace) -> int:
                 print("interrupted: the arm was stopped", file=sys.stderr)
                 interrupted = True
                 return EXIT_INTERRUPTED
-            ended = outcome(tree.blackboard, run)
-            _print_command(command, tree.blackboard, ended, as_json=args.json)
-            worst = max(worst, ended.status, key=SEVERITY.__getitem__)
+            report = command_report(command, tree.blackboard, run)
+            if args.json:
+                print(json.dumps(report.model_dump(mode="json"), ensure_ascii=False), flush=True)
+            else:
+                print(summary(report), flush=True)
+            worst = max(worst, report.status, key=SEVERITY.__getitem__)
+            not_installed = not_installed or _not_installed(report)
         scene = value(tree.blackboard, "/arm/scene")
         if scene is not None and not args.json:
             print()
@@ -105,21 +93,60 @@ def cmd_voice(args: argparse.Namespace) -> int:
     finally:
         session.stop(tree)
         session.finish(interrupted)
+    if worst == "llm_unavailable" and not_installed:
+        return EXIT_BAD_INPUT  # what to install or which file is missing is bad input, not a model's fault
     return EXIT_CODES[worst]
 
 
-def _print_command(command: str, blackboard: Blackboard, ended: CommandOutcome, *, as_json: bool) -> None:
-    report = command_report(command, blackboard, ended)
-    if as_json:
-        print(json.dumps(report, ensure_ascii=False), flush=True)
-        return
-    print(json.dumps(report["result"], indent=2, ensure_ascii=False))
-    print(f"route: {report['route'] or '-'} · {ended.message}", flush=True)
-    if ended.status == "clarify":
-        print(f"question: {ended.message}", flush=True)
-    memory = report["memory"]
-    if memory and memory.get("message"):
-        print(f"memory: {memory['message']}", flush=True)
+def _not_installed(report: CommandReport) -> bool:
+    """Whether the model could not be used because its extra or its model file is missing."""
+    failure = (report.result or {}).get("llm_failure") or {}
+    return failure.get("cause") in (LLMFailure.MISSING_PACKAGE, LLMFailure.MISSING_MODEL)
+
+
+_LABELS: dict[CommandStatus, str] = {
+    "clarify": "question",
+    "refused": "refused",
+    "llm_unavailable": "model unavailable",
+    "failed": "failed",
+}
+"""How the end of a command that did not run as asked is introduced."""
+
+
+def summary(report: CommandReport) -> str:
+    """The lines a person reads after a command: what was understood, the route and its times, the
+    plan as layers per zone, what ran (or the question, the refusal), any notice and memory."""
+    result = report.result or {}
+    lines: list[str] = []
+    if result.get("interpretation"):
+        name = result.get("composite_name")
+        lines.append(f"understood: {result['interpretation']}" + (f" (named {name!r})" if name else ""))
+    timing = [report.route or "-"]
+    if report.interpret_s is not None:
+        timing.append(f"interpreted in {_duration(report.interpret_s)}")
+    timing.append(f"{_duration(report.total_s)} in all")
+    lines.append(f"route: {' · '.join(timing)}")
+    if report.plan is not None:
+        layers = [f"{zone}: {', '.join(items)}" for zone, items in report.plan.layers.items()]
+        lines.append(f"plan: {' · '.join([*layers, *report.plan.steps])}")
+    label = _LABELS.get(report.status)
+    if label is not None:
+        lines.append(f"{label}: {report.message}")
+    elif report.status != "done":
+        lines.append(report.message)
+    if report.dispatched:
+        lines.append(f"executed {report.executed} of {len(report.dispatched)} primitive(s)")
+    elif label is not None:
+        lines.append("nothing ran")
+    if report.notice:
+        lines.append(f"note: {report.notice}")
+    if report.memory and report.memory.get("message"):
+        lines.append(f"memory: {report.memory['message']}")
+    return "\n".join(lines)
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds * 1000:.0f} ms" if seconds < 1 else f"{seconds:.1f} s"
 
 
 def _print_actuator(event: Any) -> None:
@@ -132,14 +159,10 @@ def _print_actuator(event: Any) -> None:
         print(f"  arm {event.data['index'] + 1}/{event.data['total']}: {describe(command)}", flush=True)
 
 
-def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``voice``."""
-    voice = commands.add_parser(
-        "voice",
-        help="interpret spoken commands and execute them on the robot's arm, one after another",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+def configure(voice: argparse.ArgumentParser) -> None:
+    """The ``voice`` command's arguments."""
+    voice.description = __doc__
+    voice.formatter_class = argparse.RawDescriptionHelpFormatter
     voice.add_argument("commands", nargs="+", metavar="COMMAND", help="the command as transcribed")
     robot_options(voice, hz=50.0)
     voice.add_argument(
@@ -162,8 +185,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     voice.add_argument(
         "--json",
         action="store_true",
-        help="print one JSON document per command: status, message, route, result, what was "
-        "dispatched, memory, and the zones and gripper after it",
+        help="print one JSON document per command instead of the text: status, message, route and "
+        "its times, the result, the plan's layers per zone, what was dispatched, memory, and the "
+        "whole cell after it (zones, locations, stacks, the tool's pose and place, gripper, speed)",
     )
     voice.add_argument("--verbose", "-v", action="store_true", help="print every primitive sent to the arm")
     add_run_options(voice)

@@ -152,9 +152,8 @@ def _provider_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``vv check``, ``vv dataset`` and ``vv eval``."""
-    vv = commands.add_parser("vv", help="verify TDL robot programs before they run (see docs/tdl.md)")
+def configure(vv: argparse.ArgumentParser) -> None:
+    """``vv check`` and ``vv dataset``."""
     actions = vv.add_subparsers(dest="vv_command", required=True)
     check = actions.add_parser(
         "check",

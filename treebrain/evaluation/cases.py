@@ -105,7 +105,6 @@ class Suite(ABC):
     their cases in the parent process and run one case at a time in a worker."""
 
     name: ClassVar[str]
-    help: ClassVar[str]
     record = False
     """``--record``: the runner records every tree run of each case (set before the suite travels)."""
 

@@ -16,6 +16,7 @@ from typing import Any
 from treebrain.evaluation.backends import Backend, Event, WorkerOpenError, classify_open_error
 from treebrain.evaluation.cases import Case, Outcome, Suite
 from treebrain.evaluation.recordings import run_case
+from treebrain.extras import needs_extra
 
 CONNECT_TIMEOUT_S = 8.0
 """A cluster that does not answer within this is reported as unreachable (the whole check < 10 s)."""
@@ -56,10 +57,8 @@ class SuiteActor:
 
 
 def _ray() -> Any:
-    try:
+    with needs_extra("scale", "--ray"):
         import ray
-    except ImportError:
-        raise RayUnavailable("Ray is not installed: pip install 'treebrain[scale]'") from None
     return ray
 
 

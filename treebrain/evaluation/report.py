@@ -11,7 +11,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from treebrain.errors import InputError
+from treebrain.extras import needs_extra
 from treebrain.files import atomic_write_bytes, atomic_write_text
 
 FAILURES_SHOWN = 30
@@ -53,15 +53,11 @@ def overall_markdown(document: dict[str, Any]) -> str:
 
 
 def _pyplot() -> Any:
-    try:
+    with needs_extra("draw", "--report"):
         import matplotlib
 
         matplotlib.use("Agg")
         from matplotlib import pyplot
-    except ImportError:
-        raise InputError.single(
-            "--report draws plots with matplotlib: pip install 'treebrain[draw]'"
-        ) from None
     return pyplot
 
 

@@ -27,13 +27,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from treebrain.errors import InputError, Location, Problem
 from treebrain.llm.budget import Budget
 from treebrain.llm.errors import LLMError, LLMErrorKind
-from treebrain.llm.providers.anthropic import AnthropicProvider
 from treebrain.llm.providers.base import Pricing, Provider
 from treebrain.llm.providers.cassette import RecordingProvider, ReplayProvider
-from treebrain.llm.providers.gemini import GeminiProvider
-from treebrain.llm.providers.local import LocalProvider
-from treebrain.llm.providers.openai import OpenAIProvider
-from treebrain.llm.providers.remote import api_key_from_env
+from treebrain.llm.providers.remote import api_key_from_env, missing_package
 from treebrain.llm.providers.scripted import ScriptedEntry, ScriptedProvider, load_script
 
 if TYPE_CHECKING:
@@ -223,6 +219,12 @@ def build_provider(
     base = Path(base_dir)
     match profile:
         case LocalProfile():
+            try:
+                from treebrain.llm.providers.local import LocalProvider
+            except ImportError as error:
+                raise missing_package(
+                    error.name or "llama_cpp", "local", f"the LLM profile {name!r}"
+                ) from None
             model_path = None if profile.model_path is None else base / profile.model_path
             return LocalProvider(
                 model_path=model_path,
@@ -234,6 +236,8 @@ def build_provider(
                 timeout_s=profile.timeout_s,
             )
         case AnthropicProfile():
+            from treebrain.llm.providers.anthropic import AnthropicProvider
+
             return AnthropicProvider(
                 model=profile.model,
                 api_key=api_key_from_env(profile.api_key_env, name),
@@ -244,6 +248,8 @@ def build_provider(
                 timeout_s=profile.timeout_s,
             )
         case GeminiProfile():
+            from treebrain.llm.providers.gemini import GeminiProvider
+
             return GeminiProvider(
                 model=profile.model,
                 api_key=api_key_from_env(profile.api_key_env, name),
@@ -254,6 +260,8 @@ def build_provider(
                 http_client=http_client,
             )
         case OpenAIProfile():
+            from treebrain.llm.providers.openai import OpenAIProvider
+
             key = None if profile.api_key_env is None else api_key_from_env(profile.api_key_env, name)
             return OpenAIProvider(
                 model=profile.model,

@@ -9,20 +9,15 @@ the stream bookkeeping and topic mapping are plain Python tested without ROS.
 
 from __future__ import annotations
 
-import importlib.util
+from treebrain.extras import require
 
 ROS_MODULES = ("rclpy", "std_msgs", "py_trees_ros_interfaces", "unique_identifier_msgs")
 
 
-def ros_unavailable() -> str | None:
-    """A one-line explanation when the ROS 2 Python packages cannot be imported, else None."""
-    missing = [name for name in ROS_MODULES if importlib.util.find_spec(name) is None]
-    if not missing:
-        return None
-    return (
-        f"ROS 2's Python packages are missing ({', '.join(missing)} not found): run `make ros` "
-        "(or source a ROS 2 installation that has py_trees_ros_interfaces)"
-    )
+def require_ros(what: str = "--ros") -> None:
+    """Raise :class:`~treebrain.extras.MissingExtra` when the ROS 2 Python packages the bridge
+    needs (the py_trees_ros interfaces among them) cannot be found."""
+    require("ros", what, ROS_MODULES)
 
 
-__all__ = ["ROS_MODULES", "ros_unavailable"]
+__all__ = ["ROS_MODULES", "require_ros"]

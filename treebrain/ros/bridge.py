@@ -37,7 +37,7 @@ from treebrain.blackboard import MISSING
 from treebrain.errors import InputError, Location, Problem
 from treebrain.recording.capture import TickCapture, TickRecord, json_value
 from treebrain.recording.definition import describe_tree
-from treebrain.ros import ros_unavailable
+from treebrain.ros import require_ros
 from treebrain.ros.conversion import fill, to_plain
 from treebrain.ros.messages import for_stream, tree_message
 from treebrain.ros.streams import (
@@ -325,10 +325,9 @@ class RosBridge:
 
     @classmethod
     def start(cls, tree: TreebrainTree) -> RosBridge:
-        """Check the robot file's ``ros:`` section, then create the node (raises InputError / RuntimeError)."""
-        problem = ros_unavailable()
-        if problem is not None:
-            raise RuntimeError(problem)
+        """Check the robot file's ``ros:`` section, then create the node (raises InputError /
+        MissingExtra)."""
+        require_ros()
         robot = tree.context.robot
         key_types = {entry["key"]: entry["type"] for entry in tree.blackboard.describe()}
         config = parse_ros_section(robot.data.get("ros"), robot.file or tree.source, key_types)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from treebrain.blackboard import MISSING, TypeMismatch, TypeSpecError, check_key_syntax, key_type
+from treebrain.blackboard import MISSING, KeyType, TypeMismatch, TypeSpecError, check_key_syntax, key_type
 from treebrain.errors import Location, Problem
 from treebrain.trees.scope import KeyScope
 from treebrain.yaml_source import YMap
@@ -45,8 +46,11 @@ def check_layout(data: YMap, path: Path, problems: list[Problem]) -> None:
         problems.append(Problem(data.location, f"missing 'root:' node in {path.name}"))
 
 
-def read_declarations(data: YMap, scope: KeyScope, problems: list[Problem]) -> list[KeyDecl]:
-    """The ``blackboard:`` section: each key with a valid type and an initial value that fits it."""
+def read_declarations(
+    data: YMap, scope: KeyScope, problems: list[Problem], resolve: Callable[[str], KeyType] = key_type
+) -> list[KeyDecl]:
+    """The ``blackboard:`` section: each key with a valid type (as `resolve` reads it) and an initial
+    value that fits it."""
     section = data.get("blackboard")
     if section is None:
         return []
@@ -60,7 +64,7 @@ def read_declarations(data: YMap, scope: KeyScope, problems: list[Problem]) -> l
         if problem:
             problems.append(Problem(where, problem))
             continue
-        decl = _declaration(scope.resolve(key), entry, where, section.value_where(key), problems)
+        decl = _declaration(scope.resolve(key), entry, where, section.value_where(key), problems, resolve)
         if decl is not None:
             decl.local = key
             declared.append(decl)
@@ -68,7 +72,12 @@ def read_declarations(data: YMap, scope: KeyScope, problems: list[Problem]) -> l
 
 
 def _declaration(
-    key: str, entry: Any, where: Location, value_where: Location, problems: list[Problem]
+    key: str,
+    entry: Any,
+    where: Location,
+    value_where: Location,
+    problems: list[Problem],
+    resolve: Callable[[str], KeyType],
 ) -> KeyDecl | None:
     initial: Any = MISSING
     if isinstance(entry, str):
@@ -90,7 +99,7 @@ def _declaration(
         )
         return None
     try:
-        declared = key_type(spec)
+        declared = resolve(spec)
     except TypeSpecError as error:
         problems.append(Problem(value_where, str(error)))
         return None

@@ -19,6 +19,7 @@ from treebrain.behaviours.registry import CORE_GROUP
 from treebrain.blackboard import MISSING, Blackboard, normalise_key
 from treebrain.clock import Clock, MonotonicClock
 from treebrain.errors import InputError, Location, Problem
+from treebrain.extras import MissingExtra
 from treebrain.trees import checks
 from treebrain.trees.robot_file import Override, RobotFile, is_robot_file, read_robot_file
 from treebrain.trees.spec import NodeSpec, SpecReader
@@ -64,9 +65,21 @@ def compile_file(
     values: Mapping[str, Any] | None = None,
     registry: BehaviourRegistry | None = None,
 ) -> CompiledTree:
-    """Read and check a robot or tree file; `compiled.problems` lists everything wrong."""
+    """Read and check a robot or tree file; `compiled.problems` lists everything wrong. Raises
+    MissingExtra, naming the file, when its leaves or driver need an optional install."""
     source = Path(path)
-    registry = registry or shared_registry()
+    try:
+        return _compile(source, overrides, values, registry or shared_registry())
+    except MissingExtra as missing:
+        raise missing.about(str(source)) from None
+
+
+def _compile(
+    source: Path,
+    overrides: Mapping[str, Mapping[str, Any]] | None,
+    values: Mapping[str, Any] | None,
+    registry: BehaviourRegistry,
+) -> CompiledTree:
     problems: list[Problem] = []
     reader = SpecReader(registry)
     robot: RobotFile | None = None
@@ -74,12 +87,13 @@ def compile_file(
     data, read_problems = read_yaml_file(source)
     if is_robot_file(data):
         problems.extend(read_problems)
-        domains = [group for group in registry.groups() if group != CORE_GROUP]
+        domains = [group for group in registry.group_names() if group != CORE_GROUP]
         robot = read_robot_file(data, source, problems, domains)
-        for check in registry.robot_checks():
-            problems.extend(check(robot.settings))
+        registry.load_groups(group for group in domains if group in robot.data)
         if robot.tree_path is not None:
             root = reader.read_tree(robot.tree_path, robot.data.value_where("tree")).root
+        for check in registry.robot_checks():
+            problems.extend(check(robot.settings))
     else:
         root = reader.read_tree(source).root
     problems.extend(reader.problems)

@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from treebrain.behaviours import BehaviourRegistry, Leaf
+from treebrain.blackboard import KeyType, UnknownType, key_type
 from treebrain.errors import Location, Problem
 from treebrain.trees.declarations import KeyDecl, check_layout, read_declarations
 from treebrain.trees.includes import (
@@ -148,21 +149,31 @@ class SpecReader:
             )
             return None
         check_layout(data, path, self.problems)
-        declared = read_declarations(data, scope, self.problems)
-        self.declarations.extend(declared)
+        position = len(self.declarations)
         root_data = data.get("root")
-        if not isinstance(root_data, YMap):
-            if "root" in data:
-                self.problem(data.value_where("root"), "'root' must be a node mapping with a 'type'")
-            return None
-        frame = Frame(path, scope, [*stack, resolved], slots)
-        root = self._node(root_data, parent_path, frame, set())
-        for unused in sorted(set(slots) - frame.used_slots):
-            fill = slots[unused]
-            self.problem(fill.node.location, f"{path.name} has no slot '{unused}'", parent_path)
+        root: NodeSpec | None = None
+        if isinstance(root_data, YMap):
+            frame = Frame(path, scope, [*stack, resolved], slots)
+            root = self._node(root_data, parent_path, frame, set())
+            for unused in sorted(set(slots) - frame.used_slots):
+                fill = slots[unused]
+                self.problem(fill.node.location, f"{path.name} has no slot '{unused}'", parent_path)
+        elif "root" in data:
+            self.problem(data.value_where("root"), "'root' must be a node mapping with a 'type'")
+        # After the nodes: their leaves' groups are loaded, with the blackboard types they register.
+        declared = read_declarations(data, scope, self.problems, self._key_type)
+        self.declarations[position:position] = declared
         if root is not None:
             root.interface = declared
         return root
+
+    def _key_type(self, spec: str) -> KeyType:
+        """A declared type; a name no loaded group registered loads every group before it is refused."""
+        try:
+            return key_type(spec)
+        except UnknownType:
+            self.registry.names()
+            return key_type(spec)
 
     # nodes ------------------------------------------------------------------------------------
     def _node(

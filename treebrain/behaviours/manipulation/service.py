@@ -29,7 +29,7 @@ from treebrain.manipulation.tasks import TaskSpec, load_tasks
 from treebrain.manipulation.world import WorldState, update_world
 from treebrain.robots.errors import DriverError
 from treebrain.robots.manipulator.commands import EndEffectorCommand
-from treebrain.robots.manipulator.drivers import ROBOT_KIND, ManipulatorDriver, sim_missing
+from treebrain.robots.manipulator.drivers import ROBOT_KIND, ManipulatorDriver, require_simulator
 from treebrain.robots.manipulator.observation import ManipulatorObservation
 from treebrain.robots.registry import build_driver, driver_problems
 from treebrain.yaml_source import located
@@ -109,9 +109,8 @@ def check_robot(robot: RobotSettings) -> tuple[TaskSpec | None, list[str]]:
     ]
     if problems:
         return None, problems
-    missing = sim_missing() if robot.driver.get("type") == "robosuite" else None
-    if missing is not None:
-        return None, [missing]
+    if robot.driver.get("type") == "robosuite":
+        require_simulator("this robot")
     try:
         settings = ManipulationSettings.model_validate(robot.data.get(SECTION) or {})
         catalogue = load_tasks(robot.base_dir / settings.tasks_file)

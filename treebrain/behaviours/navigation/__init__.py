@@ -4,11 +4,13 @@ safety layer between every command and the base, and the watchdog's fallbacks.""
 from __future__ import annotations
 
 from treebrain.behaviours.registry import BehaviourRegistry
+from treebrain.extras import needs_extra
 
 
 def register(registry: BehaviourRegistry) -> None:
     """Add the ``navigation.*`` leaves (the ``treebrain.behaviours`` entry point ``navigation``)."""
-    from treebrain.behaviours.navigation import leaves, service
+    with needs_extra("nav"):
+        from treebrain.behaviours.navigation import leaves, service
 
     registry.register_all(leaves.BEHAVIOURS)
     registry.add_robot_check(service.settings_problems)

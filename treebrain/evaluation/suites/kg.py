@@ -78,7 +78,6 @@ def _findings(score: StoryScore) -> list[str]:
 
 class KgSuite(Suite):
     name = "kg"
-    help = "the kitchen tree on the labelled scenarios, or (--stories) on the story-consistency suite"
 
     def __init__(
         self,
@@ -109,9 +108,7 @@ class KgSuite(Suite):
 
     @classmethod
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
-        parser.description = (
-            f"{cls.help}. --provider {NO_LLM} asks no LLM: the rules decide and flag what they are unsure of."
-        )
+        parser.description = f"{parser.description}. --provider {NO_LLM} asks no LLM: the rules decide and flag what they are unsure of."
         parser.add_argument(
             "--robot", type=Path, default=DEFAULT_ROBOT, help="robot file (default: the kitchen's)"
         )

@@ -106,7 +106,6 @@ class SceneTrees(TreesByRobot):
 
 class LanguageSuite(Suite):
     name = "language"
-    help = "labelled language tasks on robosuite: grounding, planning, skills, the simulator's check"
 
     def __init__(
         self, tasks_file: Path, scenes: list[str], seeds: int, gifs: str, provider: str | None

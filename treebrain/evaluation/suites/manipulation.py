@@ -175,7 +175,6 @@ class TreesByRobot:
 
 class ManipulationSuite(Suite):
     name = "manipulation"
-    help = "success rate, steps and wall time of the manipulation trees over many seeds"
 
     def __init__(
         self, tasks: list[str], seeds: int, first_seed: int, robots: Path, provider: str | None, media: bool

@@ -135,7 +135,6 @@ def _fraction(text: str) -> float:
 
 class NavigationSuite(Suite):
     name = "navigation"
-    help = "the A/B protocol on IR-SIM: frontier vs LLM vs hybrid exploration, one mission per case"
 
     def __init__(
         self,

@@ -13,7 +13,6 @@ from treebrain.evaluation.cases import Case, CaseResult, Outcome, Suite
 
 class OverheadSuite(Suite):
     name = "overhead"
-    help = "trivial cases: the runner's own cost per case on a backend, and a check that it works"
 
     def __init__(self, count: int, work_ms: float) -> None:
         self.count = count

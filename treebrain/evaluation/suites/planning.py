@@ -182,7 +182,6 @@ class LiberoSuite(Suite):
 
 class PlanningSuite(LiberoSuite):
     name = "planning"
-    help = "the LLM skill planner on LIBERO's task files: validity and symbolic success"
     default_robot = PLANNING_ROBOT
     rates = PLANNING_RATES
 
@@ -213,7 +212,6 @@ class PlanningSuite(LiberoSuite):
 
 class GroundingSuite(LiberoSuite):
     name = "grounding"
-    help = "LLM grounding on LIBERO's task files: source and target against the goal"
     default_robot = GROUNDING_ROBOT
     rates = GROUNDING_RATES
 

@@ -55,7 +55,6 @@ def _timed(data: dict[str, Any], timings: dict[str, float]) -> VVReport:
 
 class TdlSuite(Suite):
     name = "tdl"
-    help = "the TDL verifier on its labelled dataset (600 examples from a seed, or a JSONL file)"
 
     def __init__(self, verifier: Path, provider: str | None, dataset: Path | None, limit: int | None) -> None:
         self.verifier = verifier

@@ -195,7 +195,6 @@ class Worker:
 
 class VoiceSuite(Suite):
     name = "voice"
-    help = "the voice observation suite through the robot's voice tree on a simulated arm"
 
     def __init__(
         self,

@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
+from treebrain.extras import MissingExtra
 from treebrain.llm.context import CallContext
 from treebrain.llm.errors import LLMError, LLMErrorKind, LLMFailure
 from treebrain.secrets import register_secret
@@ -41,12 +42,10 @@ def api_key_from_env(variable: str, profile: str) -> str:
     return key
 
 
-def missing_package(package: str, extra: str) -> LLMError:
+def missing_package(package: str, extra: str, profile: str = "this LLM profile") -> LLMError:
+    """A config error saying which extra to install (the same line the command line prints)."""
     return LLMError(
-        LLMErrorKind.CONFIG,
-        f"the Python package {package!r} is not installed; install treebrain's {extra!r} extra "
-        f"(pip install 'treebrain[{extra}]')",
-        cause=LLMFailure.MISSING_PACKAGE,
+        LLMErrorKind.CONFIG, str(MissingExtra(extra, package, profile)), cause=LLMFailure.MISSING_PACKAGE
     )
 
 

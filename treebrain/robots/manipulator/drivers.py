@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-import importlib.util
 from typing import Any, Protocol
 
+from treebrain.extras import require
 from treebrain.robots.driver import DriverStatus
 from treebrain.robots.manipulator.commands import EndEffectorCommand
 from treebrain.robots.manipulator.kinematic import KinematicDriver, KinematicParams
@@ -15,15 +15,12 @@ from treebrain.robots.manipulator.params import RobosuiteParams
 from treebrain.robots.registry import DriverContext, DriverRegistry
 
 ROBOT_KIND = "manipulator"
-SIM_FIX = "pip install -e '.[sim]' (robosuite 1.5.2 and mujoco<3.4)"
+SIMULATOR = ("robosuite", "mujoco")
 
 
-def sim_missing() -> str | None:
-    """One line naming the fix when robosuite or MuJoCo is not installed, else None."""
-    missing = [name for name in ("robosuite", "mujoco") if importlib.util.find_spec(name) is None]
-    if missing:
-        return f"the robosuite driver needs {' and '.join(missing)}: {SIM_FIX}"
-    return None
+def require_simulator(what: str = "the robosuite driver") -> None:
+    """Raise MissingExtra when robosuite or MuJoCo (the ``sim`` extra) is not installed."""
+    require("sim", what, SIMULATOR)
 
 
 class ManipulatorDriver(Protocol):

@@ -1,7 +1,7 @@
 """The robosuite driver: one env step per command, oracle observations, offscreen frames.
 
 robosuite and MuJoCo are imported only when an episode starts, so a machine without the ``sim``
-extra can still load and check every other tree; :func:`sim_missing` says how to fix it in one line.
+extra can still load and check every other tree; :func:`require_simulator` says how to fix it in one line.
 Commands are world-frame deltas; the driver turns them into the OSC controller's normalised
 base-frame action, after :func:`~treebrain.robots.manipulator.limits.refusal` has passed them.
 """
@@ -15,10 +15,11 @@ from typing import Any
 
 import numpy as np
 
+from treebrain.extras import MissingExtra
 from treebrain.robots.driver import DriverStatus
 from treebrain.robots.errors import DriverError
 from treebrain.robots.manipulator.commands import EndEffectorCommand
-from treebrain.robots.manipulator.drivers import sim_missing
+from treebrain.robots.manipulator.drivers import require_simulator
 from treebrain.robots.manipulator.limits import ManipulatorLimits, admit_step
 from treebrain.robots.manipulator.names import canonical_name
 from treebrain.robots.manipulator.observation import (
@@ -106,9 +107,7 @@ class RobosuiteDriver:
     # the driver contract ---------------------------------------------------------------------
     def connect(self) -> None:
         """Nothing to reach until an episode starts; a missing sim extra is reported here."""
-        problem = sim_missing()
-        if problem is not None:
-            raise DriverError(problem)
+        _check_simulator()
 
     def observe(self) -> ManipulatorObservation:
         if self._observation is None:
@@ -177,9 +176,7 @@ class RobosuiteDriver:
 
     # internals -----------------------------------------------------------------------------
     def _make(self, frames: bool) -> Any:
-        problem = sim_missing()
-        if problem is not None:
-            raise DriverError(problem)
+        _check_simulator()
         if frames:
             os.environ.setdefault("MUJOCO_GL", self.params.camera.renderer)
             if os.environ["MUJOCO_GL"] == "osmesa":
@@ -380,3 +377,10 @@ def _vec(values: Any) -> Vec3:
 
 def _quat(values: Any) -> Quat:
     return (float(values[0]), float(values[1]), float(values[2]), float(values[3]))
+
+
+def _check_simulator() -> None:
+    try:
+        require_simulator()
+    except MissingExtra as missing:
+        raise DriverError(str(missing)) from None

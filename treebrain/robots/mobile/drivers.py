@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pydantic import BaseModel, ConfigDict
 
-from treebrain.robots.mobile.irsim_driver import IrSimDriver
-from treebrain.robots.mobile.params import MobileParams
-from treebrain.robots.mobile.ros_driver import RosDriver, RosParams
+from treebrain.extras import needs_extra
+from treebrain.robots.mobile.params import MobileParams, RosParams
 from treebrain.robots.registry import DriverContext, DriverRegistry
+
+if TYPE_CHECKING:
+    from treebrain.robots.mobile.irsim_driver import IrSimDriver
+    from treebrain.robots.mobile.ros_driver import RosDriver
 
 ROBOT_KIND = "mobile_base"
 
@@ -39,8 +44,14 @@ def register(drivers: DriverRegistry) -> None:
 
 
 def _irsim(params: MobileParams, limits: MobileLimits, context: DriverContext) -> IrSimDriver:
+    with needs_extra("nav", "this robot"):
+        from treebrain.robots.mobile.irsim_driver import IrSimDriver
+
     return IrSimDriver(params, context.base_dir)
 
 
 def _ros(params: RosParams, limits: MobileLimits, context: DriverContext) -> RosDriver:
+    with needs_extra("nav", "this robot"):
+        from treebrain.robots.mobile.ros_driver import RosDriver
+
     return RosDriver(params, context.base_dir, context.clock)

@@ -12,7 +12,6 @@ beam. IR-SIM prints to stdout when imported and logs there; both are silenced.
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import io
 import math
 import tempfile
@@ -23,6 +22,7 @@ import numpy as np
 import yaml
 from scipy import ndimage
 
+from treebrain.extras import MissingExtra, missing_module
 from treebrain.robots.driver import DriverStatus
 from treebrain.robots.errors import ActionRefusedError, DriverError
 from treebrain.robots.mobile.base import MobileDriver, start_problem
@@ -32,12 +32,11 @@ from treebrain.robots.mobile.maps import FREE, UNKNOWN, OccupancyMap
 from treebrain.robots.mobile.observation import MobileObservation, Pose2D, Velocity
 from treebrain.robots.mobile.params import MobileParams
 
-NAV_FIX = "pip install -e '.[nav]' (ir-sim)"
-
 
 def irsim_missing() -> str | None:
     """One line naming the fix when IR-SIM is not installed, else None."""
-    return None if importlib.util.find_spec("irsim") else f"the irsim driver needs IR-SIM: {NAV_FIX}"
+    module = missing_module("nav", ("irsim",))
+    return None if module is None else str(MissingExtra("nav", module, "the irsim driver"))
 
 
 def _irsim() -> Any:

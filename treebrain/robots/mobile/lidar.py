@@ -18,28 +18,11 @@ from typing import Any
 
 import numpy as np
 from numba import njit
-from pydantic import BaseModel, ConfigDict, Field
+
+from treebrain.robots.mobile.params import LidarParams
 
 FloatArray = np.ndarray[Any, np.dtype[np.float64]]
 BoolArray = np.ndarray[Any, np.dtype[np.bool_]]
-
-
-class LidarParams(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
-
-    beams: int = Field(default=720, ge=4, le=4096)
-    range_min: float = Field(default=0.05, ge=0)
-    range_max: float = Field(default=10.0, gt=0, le=30)
-    rate_hz: float = Field(default=10.0, gt=0)
-    noise_std: float = Field(default=0.0, ge=0, description="Gaussian range noise (m)")
-
-    @property
-    def increment(self) -> float:
-        return 2 * math.pi / self.beams
-
-    @property
-    def angle_min(self) -> float:
-        return -math.pi
 
 
 @dataclass(frozen=True)

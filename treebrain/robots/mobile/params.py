@@ -8,7 +8,23 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from treebrain.robots.mobile.lidar import LidarParams
+
+class LidarParams(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+
+    beams: int = Field(default=720, ge=4, le=4096)
+    range_min: float = Field(default=0.05, ge=0)
+    range_max: float = Field(default=10.0, gt=0, le=30)
+    rate_hz: float = Field(default=10.0, gt=0)
+    noise_std: float = Field(default=0.0, ge=0, description="Gaussian range noise (m)")
+
+    @property
+    def increment(self) -> float:
+        return 2 * math.pi / self.beams
+
+    @property
+    def angle_min(self) -> float:
+        return -math.pi
 
 
 class Frozen(BaseModel):
@@ -78,3 +94,15 @@ class MobileParams(BaseParams):
     step_s: float = Field(default=0.1, gt=0, le=1.0, description="simulated seconds per control step")
     seed: int = Field(default=0, ge=0)
     odometry: Odometry = Odometry()
+
+
+class RosParams(BaseParams):
+    """The base's geometry and limits, and where its topics are."""
+
+    namespace: str = Field(
+        default="",
+        pattern=r"^/?([A-Za-z][A-Za-z0-9_]*(/[A-Za-z][A-Za-z0-9_]*)*)?$",
+        description="the namespace of the base's topics ('' for /scan, /odom, ...); "
+        "treebrain sim-node publishes under the robot's name",
+    )
+    stale_s: float = Field(default=0.5, gt=0, description="scan or odometry older than this stops the base")

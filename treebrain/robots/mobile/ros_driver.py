@@ -24,16 +24,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from pydantic import Field
-
 from treebrain.clock import Clock
+from treebrain.extras import MissingExtra
 from treebrain.robots.driver import DriverStatus
 from treebrain.robots.errors import DriverError, DriverNotReady
 from treebrain.robots.mobile.base import MobileDriver
 from treebrain.robots.mobile.camera import Picture
 from treebrain.robots.mobile.lidar import Scan
 from treebrain.robots.mobile.observation import STOP, MobileObservation, Pose2D, Velocity
-from treebrain.robots.mobile.params import BaseParams
+from treebrain.robots.mobile.params import RosParams
 from treebrain.robots.mobile.ros_messages import (
     CMD_VEL,
     IMAGE,
@@ -42,7 +41,7 @@ from treebrain.robots.mobile.ros_messages import (
     join_ros,
     picture_of,
     pose_of,
-    ros_missing,
+    require_mobile_ros,
     scan_of,
     twist_message,
     velocity_of,
@@ -56,18 +55,6 @@ CALLBACKS_PER_STEP = 50
 """At most this many messages are taken in one step, so a flood cannot hold up a tick."""
 
 T = TypeVar("T")
-
-
-class RosParams(BaseParams):
-    """The base's geometry and limits, and where its topics are."""
-
-    namespace: str = Field(
-        default="",
-        pattern=r"^/?([A-Za-z][A-Za-z0-9_]*(/[A-Za-z][A-Za-z0-9_]*)*)?$",
-        description="the namespace of the base's topics ('' for /scan, /odom, ...); "
-        "treebrain sim-node publishes under the robot's name",
-    )
-    stale_s: float = Field(default=0.5, gt=0, description="scan or odometry older than this stops the base")
 
 
 @dataclass(frozen=True)
@@ -105,9 +92,10 @@ class RosDriver(MobileDriver):
     # the driver contract ---------------------------------------------------------------------
     def connect(self) -> None:
         """Create the driver's node, its subscriptions and the cmd_vel publisher."""
-        problem = ros_missing()
-        if problem is not None:
-            raise DriverError(problem)
+        try:
+            require_mobile_ros()
+        except MissingExtra as missing:
+            raise DriverError(str(missing)) from None
         self._owns_context = join_ros()
         rclpy: Any = importlib.import_module("rclpy")
         executors: Any = importlib.import_module("rclpy.executors")

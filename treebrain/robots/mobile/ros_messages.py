@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import array
 import importlib
-import importlib.util
 import math
 from typing import Any
 
 import numpy as np
 
+from treebrain.extras import require
 from treebrain.robots.mobile.camera import Picture
 from treebrain.robots.mobile.lidar import Scan
 from treebrain.robots.mobile.observation import Pose2D, Velocity
@@ -25,16 +25,11 @@ from treebrain.robots.mobile.observation import Pose2D, Velocity
 SCAN, ODOM, IMAGE, CMD_VEL, SIM_STATE = "scan", "odom", "camera/image_raw", "cmd_vel", "sim/state"
 """Topics relative to the robot's namespace (``/turtlebot/scan``)."""
 ODOM_FRAME, BASE_FRAME, CAMERA_FRAME = "odom", "base_link", "camera"
-PACKAGES = ("rclpy", "std_msgs", "sensor_msgs", "nav_msgs", "geometry_msgs")
-ROS_FIX = "run `make ros` (or source a ROS 2 installation)"
 
 
-def ros_missing() -> str | None:
-    """One line naming the fix when ROS 2's Python packages for a mobile base are missing, else None."""
-    missing = [name for name in PACKAGES if importlib.util.find_spec(name) is None]
-    if not missing:
-        return None
-    return f"a mobile base on ROS 2 topics needs {', '.join(missing)}: {ROS_FIX}"
+def require_mobile_ros(what: str = "a mobile base on ROS 2 topics") -> None:
+    """Raise MissingExtra when the ROS 2 message packages a mobile base needs are missing."""
+    require("ros", what)
 
 
 def join_ros() -> bool:
