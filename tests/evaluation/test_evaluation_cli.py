@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from treebrain.cli import main
+from treebrain.evaluation.compare import compare_markdown
 from treebrain.evaluation.results import partial_path
 
 Output = pytest.CaptureFixture[str]
@@ -92,6 +93,45 @@ def test_compare_prints_the_paired_table(tmp_path: Path, capsys: Output) -> None
     )
     assert "| all | 30 | 90.0% | 100.0% | +10.0 pp | 0 / 3 | 0.25 |" in out
     assert "| tokens | 0  | 0  | +0 [+0, +0] |" in out
+
+
+def test_compare_counts_the_flags_a_suite_puts_in_each_cases_detail() -> None:
+    def run(flags: list[tuple[str, str, bool, bool]]) -> dict[str, Any]:
+        cases = [
+            {
+                "id": case_id,
+                "category": category,
+                "status": "fail" if refused or wrong else "pass",
+                "tokens": 10,
+                "cost_usd": 0.0,
+                "detail": {"false_refusal": refused, "executed_but_wrong": wrong},
+            }
+            for case_id, category, refused, wrong in flags
+        ]
+        return {"suite": "voice", "cases": cases, "measured": {"cases": {}}}
+
+    a = run(
+        [
+            ("x", "real_phrasing", True, False),
+            ("y", "real_phrasing", True, False),
+            ("z", "edge", False, False),
+        ]
+    )
+    b = run(
+        [
+            ("x", "real_phrasing", False, False),
+            ("y", "real_phrasing", False, True),
+            ("z", "edge", False, False),
+        ]
+    )
+    out = compare_markdown(a, b)
+    assert (
+        "## Counted per case (A / B)\n\n| category | cases | false refusals | executed but wrong |\n"
+        "|---|---|---|---|\n| edge | 1 | 0 / 0 | 0 / 0 |\n| real_phrasing | 2 | 2 / 0 | 0 / 1 |\n"
+        "| all | 3 | 2 / 0 | 0 / 1 |\n"
+    ) in out
+    plain = {**a, "cases": [{**case, "detail": {}} for case in a["cases"]]}
+    assert "Counted per case" not in compare_markdown(plain, plain)
 
 
 def test_bad_inputs_get_one_clear_line_and_exit_2(tmp_path: Path, capsys: Output) -> None:

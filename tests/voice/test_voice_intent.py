@@ -311,12 +311,21 @@ def test_the_parser_answers_a_command_that_names_its_steps(text: str, plan: list
         "wait two seconds then wave",  # a word it does not know
         "pick up the cheese, not the bread",
         "put cheese on the left then wait two seconds",  # a build: "wait", "then" explain nothing there
-        "make a cheese sandwich then a meat sandwich",
         "go home and then reach for the sky",
     ],
 )
 def test_the_parser_leaves_what_it_cannot_read_to_the_llm(text: str) -> None:
     assert parse(text) is None
+
+
+def test_two_dishes_in_one_command_are_two_stacks_in_zones_of_their_own() -> None:
+    """The active zone first, then the instruction set's order (issue #30: never one stack)."""
+    assert parse("make a cheese sandwich then a meat sandwich") == [
+        "set_active_zone(zone=assembly_fixture)",
+        *("add_layer(item=bread)", "add_layer(item=cheese)", "add_layer(item=bread)", "go_home()"),
+        "set_active_zone(zone=assembly_left)",
+        *("add_layer(item=bread)", "add_layer(item=meat)", "add_layer(item=bread)", "go_home()"),
+    ]
 
 
 def test_the_parsers_intents_are_checked_against_the_instruction_set(tmp_path: Path) -> None:

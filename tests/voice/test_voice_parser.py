@@ -11,7 +11,7 @@ from treebrain.errors import InputError
 from treebrain.voice.classify import load_classifier
 from treebrain.voice.kit import load_voice_kit
 from treebrain.voice.parser import load_parser
-from treebrain.voice.plan_check import plan_misses
+from treebrain.voice.plan_check import PlanContext, plan_misses
 from treebrain.voice.rules import enforce_rules
 from treebrain.voice.steps import Step
 from treebrain.voice.suite import load_suite
@@ -119,7 +119,8 @@ def test_the_parser_is_unsure_of_anything_else_and_leaves_it_to_the_llm(command:
 @pytest.mark.parametrize(("holding", "plan"), [(True, ["return_to_stack()"]), (False, ["clear_assembly()"])])
 def test_a_recovery_the_gripper_decides_is_answered_from_the_scene(holding: bool, plan: list[str]) -> None:
     text = "I made a mistake"
-    parsed = KIT.parser.parse(text, KIT.classifier.classify(text), None, holding)
+    context = PlanContext(held="cheese" if holding else None)
+    parsed = KIT.parser.parse(text, KIT.classifier.classify(text), None, context)
     assert parsed is not None and [step.short() for step in parsed.sequence] == plan
 
 

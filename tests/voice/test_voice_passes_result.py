@@ -19,6 +19,7 @@ from treebrain.voice.passes import (
     review_pass1,
     review_pass3,
 )
+from treebrain.voice.plan_check import PlanContext
 from treebrain.voice.request import PlanRequest, ZoneBuild
 from treebrain.voice.result import (
     InterpretResult,
@@ -316,7 +317,10 @@ def test_a_clean_plan_that_misses_the_request_is_an_issue_worth_a_pass_3() -> No
 def test_the_zone_of_the_layers_follows_the_active_zone_before_the_command() -> None:
     layers_only = HAM_AND_LETTUCE_ON_THE_LEFT[1:]
     on_the_left = review_pass1(
-        generation(layers_only), ISET, request=HAM_AND_LETTUCE_LEFT, active_zone="assembly_left"
+        generation(layers_only),
+        ISET,
+        request=HAM_AND_LETTUCE_LEFT,
+        context=PlanContext(active_zone="assembly_left"),
     )
     assert on_the_left.issues == []
     elsewhere = review_pass1(generation(layers_only), ISET, request=HAM_AND_LETTUCE_LEFT)

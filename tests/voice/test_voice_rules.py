@@ -62,7 +62,8 @@ def test_rule_3_locations_leave_zones_to_rule_5() -> None:
         s("move_over", place="moon"),
     ]
     assert texts(rule_valid_locations(sequence, ISET)) == [
-        "step 1: place_at.location: 'kitchen' is not a valid location (valid: home, serving_plate, side_table) (removed)",
+        "step 1: place_at.location: 'kitchen' is not a valid place (valid: bread, meat, cheese, lettuce, tomato, "
+        "assembly_left, assembly_fixture, assembly_right, home, serving_plate, side_table) (removed)",
         "step 3: move_over.place: 'moon' is not a valid place (valid: bread, meat, cheese, lettuce, tomato, "
         "assembly_left, assembly_fixture, assembly_right, home, serving_plate, side_table) (removed)",
     ]
@@ -77,13 +78,12 @@ def test_rule_4_directions() -> None:
     ]
 
 
-def test_rule_5_transfer_into_a_zone_becomes_add_layer() -> None:
+def test_rule_5_transfer_into_a_zone_becomes_add_layer_but_the_held_item_may_be_placed() -> None:
     issues = rule_assembly_uses_add_layer(
         [s("transfer", item="bread", location="left"), s("place_at", location="assembly_right")], ISET
     )
     assert texts(issues) == [
         "step 1: transfer used for assembly zone assembly_left — should be add_layer (repaired)",
-        "step 2: place_at used for assembly zone assembly_right — should be add_layer (removed)",
     ]
     assert issues[0].replacement == [s("set_active_zone", zone="assembly_left"), s("add_layer", item="bread")]
 

@@ -12,7 +12,9 @@ from typing import TYPE_CHECKING
 import pytest
 
 from treebrain.cli import main
+from treebrain.cli.voice import summary
 from treebrain.evaluation.suites.voice import VoiceSuite
+from treebrain.sessions.voice import CommandReport
 from treebrain.voice.suite import SuiteCase, load_suite
 
 if TYPE_CHECKING:
@@ -156,7 +158,7 @@ def test_eval_runs_the_suite_on_the_arm_and_nothing_executed_is_wrong(
 ) -> None:
     result = voice.folder / "voice.json"
     args = scripted_eval(voice.gofa_copy(), result)
-    args[args.index("--workers") + 1] = "2"  # 117 cases, a tree loaded for each
+    args[args.index("--workers") + 1] = "2"  # 176 cases, a tree loaded for each
     code = main(args)
     printed = capsys.readouterr().out
     assert code == 0
@@ -173,7 +175,9 @@ def test_eval_runs_the_suite_on_the_arm_and_nothing_executed_is_wrong(
     assert ham["tokens"] == ham["detail"]["input_tokens"] + ham["detail"]["output_tokens"]
     assert ham["detail"]["zones"]["assembly_fixture"] == ["bread", "meat", "cheese", "bread"]
     assert document["measured"]["suite"]["llm_timing"]["commands"] > 0
-    assert "| category | cases | passed | pass rate | refused | executed but wrong |" in printed
+    assert (
+        "| category | cases | passed | pass rate | refused | false refusals | executed but wrong |" in printed
+    )
     assert f"**{summary['passed']}/{summary['cases']} passed (100%)** · refused" in printed
     assert "executed but wrong 0 ·" in printed
 
@@ -345,3 +349,27 @@ def test_a_learning_command_says_what_memory_saved_and_a_cut_command_says_so(
     )
     assert "plan: assembly_fixture: bread, cheese, bread · go_home()\nexecuted 28 of 28 primitive(s)\n" in cut
     assert "note: Your command was 337 characters long; only the first 295 were used.\n" in cut
+
+
+def test_a_creative_command_is_summed_up_by_its_brief_not_the_models_words() -> None:
+    report = CommandReport(
+        command="surprise me",
+        status="done",
+        message="executed 28 primitive(s) on the arm",
+        route="llm",
+        interpret_s=13.6,
+        total_s=28.9,
+        result={"interpretation": "I got the wrong thing", "is_creative": True},
+        plan=None,
+        notice=None,
+        dispatched=["gripper_set(state=open)"],
+        executed=1,
+        memory=None,
+        active_zone="assembly_left",
+        creative_brief="single_short \u00d7 random_ordered",
+        scene=None,
+    )
+    assert summary(report).splitlines()[:2] == [
+        "understood: something creative, built to the brief single_short \u00d7 random_ordered",
+        "route: llm · interpreted in 13.6 s · 28.9 s in all",
+    ]

@@ -87,7 +87,9 @@ def test_the_learned_alias_is_answered_by_the_phrase_bank_and_offered_to_the_llm
     assert voice.value(harness, "/voice/result")["sequence"] == [{"instruction": "the_classic", "params": {}}]
     zone = voice.value(harness, "/arm/scene").zones["assembly_fixture"]
     assert zone == ["bread", "meat", "cheese", "bread"] * 2
-    assert voice.next_command(harness, "make two of the classics") == Status.SUCCESS
+    assert (
+        voice.next_command(harness, "the classic, but nicely") == Status.SUCCESS
+    )  # "nicely": the LLM answers
     assert "Learned composites (call them with no parameters): the_classic" in calls[-2]["request"]["system"]
 
 

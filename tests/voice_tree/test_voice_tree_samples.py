@@ -27,6 +27,7 @@ def sampling_config(voice: VoiceTree, samples: int, budget_s: float = 60) -> Pat
         "language",
         "creative_axes",
         "parser",
+        "dishes",
         "prompts",
     ):
         settings[key] = str(voice.config.parent / settings[key])

@@ -118,7 +118,10 @@ def summary(report: CommandReport) -> str:
     plan as layers per zone, what ran (or the question, the refusal), any notice and memory."""
     result = report.result or {}
     lines: list[str] = []
-    if result.get("interpretation"):
+    if report.creative_brief is not None:
+        # the brief is what was asked of the model; its own words about it are often not (a 270M model)
+        lines.append(f"understood: something creative, built to the brief {report.creative_brief}")
+    elif result.get("interpretation"):
         name = result.get("composite_name")
         lines.append(f"understood: {result['interpretation']}" + (f" (named {name!r})" if name else ""))
     timing = [report.route or "-"]

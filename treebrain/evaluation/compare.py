@@ -1,6 +1,8 @@
 """``treebrain eval compare A.json B.json``: the A/B table the seeds' protocols read, over the cases
 both runs share. Pass/fail is compared per case with McNemar's exact test (paired: the same case
-under A and B); latency, tokens and cost with a paired bootstrap of the mean difference."""
+under A and B); latency, tokens and cost with a paired bootstrap of the mean difference. Flags a suite
+puts in each case's detail (the voice suite's false refusals and executed-but-wrong) are counted for A
+and B, per category and overall."""
 
 from __future__ import annotations
 
@@ -10,11 +12,12 @@ from treebrain.errors import InputError
 from treebrain.evaluation.stats import bootstrap_mean_difference, mcnemar_exact
 
 SIGNIFICANT = 0.05
+COUNTED_FLAGS = {"false_refusal": "false refusals", "executed_but_wrong": "executed but wrong"}
+"""Per-case flags of a suite's detail worth counting side by side: what a change trades for what."""
+Pairs = list[tuple[dict[str, Any], dict[str, Any]]]
 
 
-def _paired(
-    a: dict[str, Any], b: dict[str, Any], name_a: str, name_b: str
-) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+def _paired(a: dict[str, Any], b: dict[str, Any], name_a: str, name_b: str) -> Pairs:
     if a["suite"] != b["suite"]:
         raise InputError.single(
             f"compares runs of one suite, got {a['suite']} ({name_a}) and {b['suite']} ({name_b})"
@@ -26,7 +29,7 @@ def _paired(
     return pairs
 
 
-def _pass_row(name: str, pairs: list[tuple[dict[str, Any], dict[str, Any]]]) -> str:
+def _pass_row(name: str, pairs: Pairs) -> str:
     passed_a = sum(x["status"] == "pass" for x, _ in pairs)
     passed_b = sum(y["status"] == "pass" for _, y in pairs)
     only_a = sum(x["status"] == "pass" and y["status"] != "pass" for x, y in pairs)
@@ -38,6 +41,29 @@ def _pass_row(name: str, pairs: list[tuple[dict[str, Any], dict[str, Any]]]) -> 
         f"| {name} | {count} | {100 * passed_a / count:.1f}% | {100 * passed_b / count:.1f}% "
         f"| {100 * (passed_b - passed_a) / count:+.1f} pp | {only_a} / {only_b} | {p_value:.3g}{marker} |"
     )
+
+
+def _flag_lines(groups: list[tuple[str, Pairs]]) -> list[str]:
+    """A table of the counted flags the cases' details carry (none carried: no table)."""
+    cases = [case for _, group in groups for pair in group for case in pair]
+    flags = [flag for flag in COUNTED_FLAGS if any(flag in case["detail"] for case in cases)]
+    if not flags:
+        return []
+    lines = [
+        "",
+        "## Counted per case (A / B)",
+        "",
+        "| category | cases | " + " | ".join(COUNTED_FLAGS[flag] for flag in flags) + " |",
+        "|---|---|" + "---|" * len(flags),
+    ]
+    for name, group in groups:
+        counts = [
+            f"{sum(bool(x['detail'].get(flag)) for x, _ in group)} / "
+            f"{sum(bool(y['detail'].get(flag)) for _, y in group)}"
+            for flag in flags
+        ]
+        lines.append(f"| {name} | {len(group)} | " + " | ".join(counts) + " |")
+    return lines
 
 
 def _continuous_row(name: str, values_a: list[float], values_b: list[float], unit: str) -> str:
@@ -59,9 +85,10 @@ def compare_markdown(a: dict[str, Any], b: dict[str, Any], name_a: str = "A", na
         "| category | cases | A | B | B - A | only A / only B | p |",
         "|---|---|---|---|---|---|---|",
     ]
-    for category in categories:
-        lines.append(_pass_row(category, [(x, y) for x, y in pairs if x["category"] == category]))
-    lines.append(_pass_row("all", pairs))
+    groups = [(category, [(x, y) for x, y in pairs if x["category"] == category]) for category in categories]
+    groups.append(("all", pairs))
+    lines += [_pass_row(name, group) for name, group in groups]
+    lines += _flag_lines(groups)
     measured_a, measured_b = a["measured"]["cases"], b["measured"]["cases"]
     timed = [(x, y) for x, y in pairs if x["id"] in measured_a and y["id"] in measured_b]
     lines += [

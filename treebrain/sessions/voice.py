@@ -21,6 +21,7 @@ from treebrain.trees.runner import Runner, RunStats
 from treebrain.voice.outcome import CommandOutcome, CommandStatus, command_outcome
 from treebrain.voice.outline import PlanOutline, plan_outline
 from treebrain.voice.steps import Step
+from treebrain.voice.trace import Trace
 
 DEFAULT_ROBOT = Path("config/robots/gofa.yaml")
 WRITER = "treebrain voice"
@@ -150,6 +151,8 @@ class CommandReport(BaseModel):
     memory: dict[str, Any] | None
     active_zone: str | None
     """Where ``add_layer`` builds next."""
+    creative_brief: str | None = None
+    """A creative command's two axes, as drawn before the model was asked ("palindrome, doubled")."""
     scene: ArmScene | None
 
 
@@ -173,8 +176,14 @@ def command_report(command: str, blackboard: Blackboard, run: CommandRun) -> Com
         executed=value(blackboard, "/arm/executed") or 0,
         memory=value(blackboard, "/voice/memory"),
         active_zone=value(blackboard, ACTIVE_ZONE),
+        creative_brief=_brief(value(blackboard, "/voice/trace")),
         scene=value(blackboard, "/arm/scene"),
     )
+
+
+def _brief(trace: Trace | None) -> str | None:
+    creative = trace.creative if trace is not None else None
+    return None if creative is None else f"{creative.spatial} \u00d7 {creative.ingredient}"
 
 
 def robot_options(parser: argparse.ArgumentParser, hz: float, *, provider: bool = True) -> None:

@@ -19,7 +19,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from treebrain.documents import read_document
-from treebrain.voice.request import HandChoice, PlanRequest, RequestReader, check_pattern, listed
+from treebrain.voice.request import HandChoice, PlanRequest, RequestReader, blanked, check_pattern, listed
 
 # Quotes (straight and curly) and end punctuation around a phrase the user wants learned.
 _QUOTES_AND_STOPS = " \"'\u201c\u201d\u2018\u2019.,!?"
@@ -109,9 +109,12 @@ class Classification(BaseModel):
 class Classifier:
     """Compiled patterns for one rules file, one language file and one instruction set."""
 
-    def __init__(self, rules: ClassificationRules, reader: RequestReader) -> None:
+    def __init__(
+        self, rules: ClassificationRules, reader: RequestReader, *, ask_unknown_dishes: bool = False
+    ) -> None:
         self.rules = rules
         self.reader = reader
+        self.ask_unknown_dishes = ask_unknown_dishes
         self.iset = reader.iset
         self._creative = [re.compile(pattern, re.IGNORECASE) for pattern in rules.creative_patterns]
         self._recovery = [(re.compile(item.pattern, re.IGNORECASE), item) for item in rules.recovery_patterns]
@@ -120,7 +123,6 @@ class Classifier:
         item_words = self.iset.item_names_by_alias()
         unknown = [food for food in rules.unavailable_foods if food.lower() not in item_words]
         self._unknown = _word_pattern(unknown)
-        self._known_plans = _word_pattern(name.replace("_", " ") for name in self.iset.learned_composites)
 
     def classify(self, text: str) -> Classification:
         recoveries = [item for pattern, item in self._recovery if pattern.search(text)]
@@ -140,8 +142,12 @@ class Classifier:
             return self._learning_command(text, base)
         if self.reader.asks_to_repeat(text):
             return base.model_copy(update={"uses_last_plan": "repeat"})
+        held = None if recoveries or is_creative else self.reader.held_reference(text)
+        if held is not None:
+            return self._held_command(text, base, *held)
         listed = self.reader.is_item_list(text)  # "more bread", "cheese": those layers
-        building = (self.reader.is_build(text) or listed) and not is_creative and not recoveries
+        asks_for = self.reader.is_build(text) or listed or self.reader.names_dish(text)
+        building = asks_for and not is_creative and not recoveries
         request = self.reader.read(
             text,
             build=building,
@@ -162,6 +168,20 @@ class Classifier:
             }
         )
 
+    def _knows_plan(self, text: str) -> bool:
+        """Whether `text` names a learned composite (as the instruction set holds them now)."""
+        known = _word_pattern(name.replace("_", " ") for name in self.iset.learned_composites)
+        return bool(_found(known, text))
+
+    def _held_command(
+        self, text: str, base: Classification, spans: list[tuple[int, int]], item: str | None
+    ) -> Classification:
+        """A command about what the gripper holds ("put the cheese you're holding on the left"):
+        the steps it names, with the held item left for the scene to say."""
+        request = self.reader.read(blanked(text, spans), build=False, intent=True)
+        request = request.model_copy(update={"held_item": item, "unknown": request.intent is None})
+        return base.model_copy(update={"request": request, "question": self._question(text, request, False)})
+
     def _question(self, text: str, request: PlanRequest, building: bool) -> str | None:
         """What to ask when the command leaves out what is needed to act on it."""
         questions = self.reader.language.questions
@@ -171,10 +191,13 @@ class Classifier:
         if place is not None:
             return questions.vague_place.format(place=repr(place), zones=self.zone_choices())
         name = self.reader.named_plan(text)
-        if name is not None and not _found(self._known_plans, text):
+        if name is not None and not self._knows_plan(text):
             return questions.unknown_name.format(name=repr(name))
-        if building and not request.builds and not _found(self._known_plans, text):
+        if building and not request.builds and not self._knows_plan(text):
             return questions.no_items.format(items=listed(self.iset.valid_items(), "and"))
+        if self.ask_unknown_dishes and request.unknown_dishes:
+            dishes = listed(self.reader.cookbook().names(), "or")
+            return questions.unknown_dish.format(dish=listed(request.unknown_dishes, "and"), dishes=dishes)
         if request.unknown:
             return questions.unknown_request  # no model call: its plan could not be checked
         return None
@@ -225,8 +248,11 @@ class Classifier:
         return self.reader.zone_choices()
 
 
-def load_classifier(path: str | Path, reader: RequestReader) -> Classifier:
-    """Rules from `path`, with every bad regular expression reported at its line."""
+def load_classifier(
+    path: str | Path, reader: RequestReader, *, ask_unknown_dishes: bool = False
+) -> Classifier:
+    """Rules from `path`, with every bad regular expression reported at its line; with
+    `ask_unknown_dishes`, a dish the cookbook does not know is asked about (no model could build it)."""
     document = read_document(path)
     rules = document.validate(ClassificationRules)
     if rules is not None:
@@ -251,19 +277,22 @@ def load_classifier(path: str | Path, reader: RequestReader) -> Classifier:
                 )
     document.raise_problems()
     assert rules is not None
-    return Classifier(rules, reader)
+    return Classifier(rules, reader, ask_unknown_dishes=ask_unknown_dishes)
 
 
 def _recovery_limits(recoveries: list[RecoveryPattern]) -> dict[str, object]:
     """What a recovery may do: only what all its patterns allow together (when each has a list),
     nothing any of them forbids, all they require; the gripper's choice when one pattern alone
     matched and has one."""
+    forbidden = _unique(name for item in recoveries for name in item.forbidden)
     allowed = [name for item in recoveries if item.allowed is not None for name in item.allowed]
     limited = all(item.allowed is not None for item in recoveries)
     return {
-        "allowed": _unique(allowed) if limited else None,
-        "forbidden": _unique(name for item in recoveries for name in item.forbidden),
-        "required": _unique(name for item in recoveries for name in item.required),
+        "allowed": _unique(name for name in allowed if name not in forbidden) if limited else None,
+        "forbidden": forbidden,
+        # "never mind, just go home": what one pattern forbids, another cannot require (nothing is
+        # destroyed that the words do not clearly ask to destroy)
+        "required": _unique(name for item in recoveries for name in item.required if name not in forbidden),
         "by_hand": recoveries[0].by_hand if len(recoveries) == 1 else None,
     }
 

@@ -3,7 +3,9 @@
 :func:`evaluate_case` is pure: one command's result, trace, end and the cell it left, and the case's
 expectations in; the list of failed checks out. A case that failed after the arm executed something
 is *executed but wrong* -- the one outcome the pipeline must never have; a case where nothing reached
-the arm is at worst a refusal.
+the arm is at worst a refusal. A refusal or a question where the case has a plan to carry out is a
+*false refusal*: the price of caution, counted beside executed-but-wrong so a change that trades one for
+the other shows both.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import statistics
 from collections.abc import Callable
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, computed_field
 
 from treebrain.robots.arm.workcell import ArmScene
 from treebrain.voice.compiler import CompileError, compile_sequence
@@ -25,6 +27,31 @@ from treebrain.voice.trace import Trace
 
 REFUSALS = ("clarify", "refused", "llm_unavailable")
 """Ends where nothing reached the arm on purpose."""
+PLAN_FIELDS = ("instructions", "starts_with", "ends_with", "contains", "items_in_order", "zones_in_order")
+"""Expectations that, non-empty, describe steps the plan must have."""
+
+
+def expects_execution(expect: Expectations) -> bool:
+    """Whether the case has a plan for the arm: its status is done or, with no status, it names steps,
+    layers, a cell to leave or primitives to execute."""
+    if expect.status is not None:
+        return expect.status == "done"
+    if expect.result_none:
+        return False
+    return (
+        any(getattr(expect, name) for name in PLAN_FIELDS)
+        or any(count > 0 for count in expect.counts.values())
+        or any(layers for layers in (expect.zones or {}).values())
+        or any(layers for layers in (expect.locations or {}).values())
+        or any(expect.dishes or [])
+        or (expect.executed or 0) > 0
+    )
+
+
+def is_false_refusal(expect: Expectations, *, passed: bool, status: str) -> bool:
+    """Refused or asked where the case has a plan to execute. A case that expects the model to fail
+    (llm_failure) is not counted: its llm_unavailable is the right end."""
+    return not passed and status in REFUSALS and expect.llm_failure is None and expects_execution(expect)
 
 
 class CaseOutcome(BaseModel):
@@ -48,10 +75,14 @@ class CaseOutcome(BaseModel):
     cost_usd: float
     seconds: float = 0.0
     """Wall time of the command (its `before` commands not counted)."""
+    false_refusal: bool = False
+    """Refused or asked although the case has a plan to execute (:func:`is_false_refusal`)."""
 
+    @computed_field  # type: ignore[prop-decorator]
     @property
     def executed_but_wrong(self) -> bool:
-        """The arm did something, and it was not what the case asks for."""
+        """The arm did something, and it was not what the case asks for (in the result file's detail, so
+        that ``eval compare`` can count it)."""
         return not self.passed and self.executed > 0
 
 
@@ -62,6 +93,8 @@ class CategoryStats(BaseModel):
     pass_rate: float
     refused: int
     """Cases where nothing reached the arm on purpose (a refusal or a question)."""
+    false_refusals: int = 0
+    """Refused or asked although a plan was expected (0 in result files written before it was counted)."""
     executed_but_wrong: int
 
 
@@ -97,6 +130,8 @@ class SuiteReport(BaseModel):
     passed: int
     pass_rate: float
     refused: int
+    false_refusals: int = 0
+    """0 in result files written before it was counted."""
     executed_but_wrong: int
     categories: list[CategoryStats]
     validation_issues: int
@@ -141,11 +176,12 @@ def evaluate_case(
                 f"max_commands: {primitives} dispatchable primitives, at most {expect.max_commands} allowed"
             )
     failures.extend(_check_end(expect, result, ended, final, memory_saved))
+    passed = not failures
     return CaseOutcome(
         id=case.id,
         category=case.category,
         command=case.command,
-        passed=not failures,
+        passed=passed,
         failures=failures,
         route=trace.route,
         status=ended.status,
@@ -159,6 +195,7 @@ def evaluate_case(
         output_tokens=trace.output_tokens,
         cost_usd=trace.cost_usd,
         seconds=seconds,
+        false_refusal=is_false_refusal(expect, passed=passed, status=ended.status),
     )
 
 
@@ -182,10 +219,26 @@ def _check_end(
         failures.append(f"executed: expected {expect.executed} primitives, got {ended.executed}")
     if expect.memory_saved is not None and memory_saved != expect.memory_saved:
         failures.append(f"memory_saved: expected {expect.memory_saved}, got {memory_saved}")
-    for zone, layers in (expect.zones or {}).items():
-        held = None if final is None else final.zones.get(zone)
-        if held != layers:
-            failures.append(f"zones.{zone}: expected {layers}, the arm left {held}")
+    failures.extend(_check_cell(expect, final))
+    return failures
+
+
+def _check_cell(expect: Expectations, final: ArmScene | None) -> list[str]:
+    """What the zones, the locations and the gripper hold after the command."""
+    failures: list[str] = []
+    for kind, wanted in (("zones", expect.zones), ("locations", expect.locations)):
+        for place, layers in (wanted or {}).items():
+            left = None if final is None else (final.zones if kind == "zones" else final.locations).get(place)
+            if left != layers:
+                failures.append(f"{kind}.{place}: expected {layers}, the arm left {left}")
+    if expect.dishes is not None:
+        wanted_stacks = sorted(layers for layers in expect.dishes if layers)
+        stacks = None if final is None else sorted(layers for layers in final.zones.values() if layers)
+        if stacks != wanted_stacks:
+            failures.append(f"dishes: expected {wanted_stacks} in any zones, the arm left {stacks}")
+    if "held" in expect.model_fields_set and (final is None or final.held != expect.held):
+        holds = "no cell was observed" if final is None else f"the arm holds {final.held}"
+        failures.append(f"held: expected {expect.held}, {holds}")
     return failures
 
 
@@ -243,6 +296,11 @@ def _check_fields(
         failures.append(f"max_confidence: {result.confidence} > {expect.max_confidence}")
     if "composite_name" in expect.model_fields_set and result.composite_name != expect.composite_name:
         failures.append(f"composite_name: expected {expect.composite_name!r}, got {result.composite_name!r}")
+    wanted_issue = expect.issues_contain
+    if wanted_issue is not None and not any(
+        wanted_issue.lower() in i.lower() for i in result.validation_issues
+    ):
+        failures.append(f"issues_contain: {wanted_issue!r} not in {list(result.validation_issues)}")
     feedback = result.user_feedback or ""
     if expect.feedback_contains is not None and expect.feedback_contains.lower() not in feedback.lower():
         failures.append(f"feedback_contains: {expect.feedback_contains!r} not in {feedback!r}")
@@ -328,6 +386,7 @@ def build_report(outcomes: list[CaseOutcome]) -> SuiteReport:
                     passed=passed,
                     pass_rate=passed / len(members),
                     refused=sum(outcome.status in REFUSALS for outcome in members),
+                    false_refusals=sum(outcome.false_refusal for outcome in members),
                     executed_but_wrong=sum(outcome.executed_but_wrong for outcome in members),
                 )
             )
@@ -337,6 +396,7 @@ def build_report(outcomes: list[CaseOutcome]) -> SuiteReport:
         passed=passed,
         pass_rate=passed / len(outcomes) if outcomes else 0.0,
         refused=sum(category.refused for category in categories),
+        false_refusals=sum(category.false_refusals for category in categories),
         executed_but_wrong=sum(category.executed_but_wrong for category in categories),
         categories=categories,
         validation_issues=sum(len(outcome.validation_issues) for outcome in outcomes),
@@ -353,15 +413,17 @@ def summary_markdown(report: SuiteReport) -> str:
     """The totals, the per-category table and how long the LLM-routed commands took."""
     lines = [
         f"**{report.passed}/{report.cases} passed ({report.pass_rate:.0%})** · refused {report.refused} · "
-        f"executed but wrong {report.executed_but_wrong} · validation issues: "
+        f"false refusals {report.false_refusals} · executed but wrong {report.executed_but_wrong} · "
+        "validation issues: "
         f"{report.validation_issues} · pass-3 fixes: {report.pass3_fixes} · tokens: {report.input_tokens} in / "
         f"{report.output_tokens} out · cost: ${report.cost_usd:.4f} "
         f"(${report.cost_usd / max(1, report.cases):.5f} per command)",
         "",
-        "| category | cases | passed | pass rate | refused | executed but wrong |",
-        "|---|---:|---:|---:|---:|---:|",
+        "| category | cases | passed | pass rate | refused | false refusals | executed but wrong |",
+        "|---|---:|---:|---:|---:|---:|---:|",
         *(
-            f"| {c.category} | {c.cases} | {c.passed} | {c.pass_rate:.0%} | {c.refused} | {c.executed_but_wrong} |"
+            f"| {c.category} | {c.cases} | {c.passed} | {c.pass_rate:.0%} | {c.refused} | {c.false_refusals} "
+            f"| {c.executed_but_wrong} |"
             for c in report.categories
         ),
     ]

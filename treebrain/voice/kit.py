@@ -15,13 +15,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from treebrain.documents import load_model
 from treebrain.errors import InputError, Problem
 from treebrain.voice.classify import Classifier, load_classifier
+from treebrain.voice.cookbook import load_cookbook
 from treebrain.voice.creative import CreativeAxes, load_creative_axes
 from treebrain.voice.examples import ExampleBank, ExampleSettings, load_examples
 from treebrain.voice.isa import InstructionSet
@@ -42,6 +43,7 @@ class SettingsVariant(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     prompts: str | None = None
+    unknown_dishes: Literal["model", "ask"] | None = None
     max_command_chars: int | None = Field(default=None, gt=10)
     llm_validator: bool | None = None
     passes: PromptSettings | None = None
@@ -59,6 +61,11 @@ class VoiceSettings(BaseModel):
     language: str = "language.yaml"
     creative_axes: str = "creative_axes.yaml"
     parser: str = "parser.yaml"
+    dishes: str = "dishes.yaml"
+    """The cookbook: dishes by name and their layers (user-extendable)."""
+    unknown_dishes: Literal["model", "ask"] = "model"
+    """A dish the cookbook does not know: ``model`` asks the model that answers (a cloud model knows
+    more dishes); ``ask`` asks the user, naming the dishes it knows (the embedded 270M model does not)."""
     prompts: str = "prompts"
     max_command_chars: int = Field(default=300, gt=10)
     phrase_threshold: float | None = Field(default=None, ge=0, le=100)
@@ -117,11 +124,17 @@ def load_voice_kit(
     if iset is None:
         raise InputError(problems)
     bank = _collect(problems, lambda: load_phrase_bank(bank_path, iset))
-    reader = _collect(problems, lambda: load_request_reader(base / settings.language, iset))
+    cookbook = _collect(problems, lambda: load_cookbook(base / settings.dishes, iset.valid_items()))
+    reader = _collect(problems, lambda: load_request_reader(base / settings.language, iset, cookbook))
     classifier = (
         None
         if reader is None
-        else _collect(problems, lambda: load_classifier(base / settings.classification, reader))
+        else _collect(
+            problems,
+            lambda: load_classifier(
+                base / settings.classification, reader, ask_unknown_dishes=settings.unknown_dishes == "ask"
+            ),
+        )
     )
     parser = (
         None

@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from treebrain.documents import read_document
 from treebrain.voice.classify import Classification, Classifier
 from treebrain.voice.isa import InstructionSet
-from treebrain.voice.plan_check import plan_misses
+from treebrain.voice.plan_check import PlanContext, plan_misses
 from treebrain.voice.request import PlanRequest, SpeedRequest, ZoneBuild
 from treebrain.voice.rules import enforce_rules
 from treebrain.voice.steps import Step
@@ -51,6 +51,8 @@ class ParserVocabulary(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     dishes: dict[str, Dish] = Field(default_factory=dict)
+    named_dish: Dish = Dish(finish=["go_home"], default_zone=True)
+    """How a dish said by its name is built (its layers are its own, from the cookbook)."""
     filler_words: list[str] = Field(default_factory=list)
     intents: list[str] = Field(default_factory=list)
     """Composites the parser answers from a command's intent (the request reader's reading)."""
@@ -115,11 +117,13 @@ class CommandParser:
         text: str,
         classification: Classification,
         active_zone: str | None = None,
-        holding: bool | None = None,
+        context: PlanContext | None = None,
     ) -> ParsedPlan | None:
         """The plan for `text` when the parser is sure of it; None when the LLM should answer.
-        `holding`: whether the gripper holds something (None: the scene is not known). A learning
-        command is read by its definition ("call this the classic: bread, meat, cheese, bread")."""
+        `context`: what the gripper holds and which zones hold something (None: not known). A
+        learning command is read by its definition ("call this the classic: bread, meat, ...")."""
+        known = context is not None
+        context = context or PlanContext(active_zone=active_zone)
         if classification.route != "generate" or classification.is_creative:
             return None
         if classification.is_learning:
@@ -131,14 +135,14 @@ class CommandParser:
             return None
         request = classification.request
         if request.builds:
-            sequence = self._build_plan(text, request)
+            sequence = self._build_plan(text, request, context)
         elif by_intent:
             sequence = self._intent_plan(request)
         elif classification.is_recovery:
-            sequence = _recovery_plan(request, holding)
+            sequence = _recovery_plan(request, context.held is not None if known else None)
         else:
             sequence = None
-        if not sequence or not self._passes(sequence, request, active_zone):
+        if not sequence or not self._passes(sequence, request, active_zone, context):
             return None
         return ParsedPlan(
             sequence=sequence,
@@ -146,17 +150,25 @@ class CommandParser:
             interpretation="Understood without a model: " + ", ".join(step.short() for step in sequence),
         )
 
-    def _build_plan(self, text: str, request: PlanRequest) -> list[Step] | None:
+    def _build_plan(self, text: str, request: PlanRequest, context: PlanContext) -> list[Step] | None:
         found = self._dish.search(text) if self._dish is not None else None
         dish = self.vocabulary.dishes[found.group(1).lower()] if found else Dish()
-        if found is None and self.classifier.reader.says_everything(text):
+        if any(build.dish is not None for build in request.builds):
+            dish = (
+                self.vocabulary.named_dish
+            )  # a dish said by its name: its own layers, built like a sandwich
+        elif found is None and self.classifier.reader.says_everything(text):
             return None  # "everything" without a dish: no telling what wraps it
         steps = [] if request.speed is None else [self._speed_step(request.speed)]
-        if any(build.stacked_in_part for build in request.builds):
-            return None  # some items go on others, some are only named: the order is the model's to say
+        if any(build.stacked_in_part or (build.dish and build.recipe is None) for build in request.builds):
+            return None  # the order is the model's to say, or a dish nobody here knows
+        free = self._free_zones(request, context)
+        if free is None:
+            return None
         for build in request.builds:
-            layers = _layers(build, dish)
-            zone = build.zone or (self.iset.default_zone if dish.default_zone else None)
+            layers = build.recipe if build.recipe is not None else _layers(build, dish)
+            zone = build.zone or (free.pop(0) if build.own_zone else None)
+            zone = zone or (self.iset.default_zone if dish.default_zone else None)
             if zone is not None:
                 steps.append(Step(instruction="set_active_zone", params={"zone": zone}))
             steps += [Step(instruction="add_layer", params={"item": item}) for item in layers]
@@ -180,10 +192,22 @@ class CommandParser:
         )
         return Step(instruction="change_speed", params={"speed": profile or speed.mm_s})
 
-    def _passes(self, sequence: list[Step], request: PlanRequest, active_zone: str | None) -> bool:
+    def _free_zones(self, request: PlanRequest, context: PlanContext) -> list[str] | None:
+        """Zones for the dishes of their own, in order: the active zone, then the instruction set's
+        order, none that holds something or is named for another dish; None when there are too few."""
+        wanted = sum(build.own_zone for build in request.builds)
+        named = {build.zone for build in request.builds}
+        active = context.active_zone or self.iset.default_zone  # the zone active before the command
+        order = [active, *(zone for zone in self.iset.assembly_zones if zone != active)]
+        free = [zone for zone in order if zone not in named and zone not in context.occupied]
+        return free[:wanted] if len(free) >= wanted else None
+
+    def _passes(
+        self, sequence: list[Step], request: PlanRequest, active_zone: str | None, context: PlanContext
+    ) -> bool:
         """The same validators as every plan: no rule would change it, and it is what was asked."""
         checked = enforce_rules(sequence, self.iset)
-        return not checked.changes() and not plan_misses(request, sequence, self.iset, active_zone)
+        return not checked.changes() and not plan_misses(request, sequence, self.iset, active_zone, context)
 
 
 def _layers(build: ZoneBuild, dish: Dish) -> list[str]:

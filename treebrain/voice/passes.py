@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from treebrain.voice.creative import CreativeAssignment, axis_violations
 from treebrain.voice.isa import InstructionSet
-from treebrain.voice.plan_check import plan_misses
+from treebrain.voice.plan_check import PlanContext, plan_misses
 from treebrain.voice.request import PlanRequest
 from treebrain.voice.rules import enforce_rules
 from treebrain.voice.steps import Step
@@ -118,7 +118,7 @@ def review_pass1(
     verdict: Verdict | None = None,
     validator_error: str | None = None,
     request: PlanRequest | None = None,
-    active_zone: str | None = None,
+    context: PlanContext | None = None,
     creative: CreativeAssignment | None = None,
 ) -> Pass2Outcome:
     """Pass 2: Python rules always, plus the LLM verdict when one was asked for, plus the request.
@@ -129,7 +129,7 @@ def review_pass1(
     """
     pass1 = list(generation.sequence)
     if not pass1:
-        misses = _misses(request, [], iset, active_zone, creative)
+        misses = _misses(request, [], iset, context, creative)
         return Pass2Outcome(
             pass1_sequence=[],
             sequence=[],
@@ -153,7 +153,7 @@ def review_pass1(
             if proposed.sequence != sequence:
                 changes = _merged(changes, ["take the LLM validator's rewritten plan", *proposed.changes()])
             sequence = proposed.sequence
-    misses = _misses(request, sequence, iset, active_zone, creative)
+    misses = _misses(request, sequence, iset, context, creative)
     issues = _merged(issues, misses)
     retry_issues = _merged(changes, objections, misses)
     if validator_error is not None:
@@ -187,7 +187,7 @@ def review_pass3(
     iset: InstructionSet,
     *,
     request: PlanRequest | None = None,
-    active_zone: str | None = None,
+    context: PlanContext | None = None,
     creative: CreativeAssignment | None = None,
 ) -> Pass3Outcome:
     """Keep pass 3's plan only if validation changes nothing in it (a name spelled by an alias aside)
@@ -195,7 +195,7 @@ def review_pass3(
     if regenerated is None or not regenerated.sequence:
         return Pass3Outcome(sequence=outcome.sequence, issues=outcome.issues, fixed=False)
     checked = enforce_rules(regenerated.sequence, iset)
-    if checked.changes() or _misses(request, checked.sequence, iset, active_zone, creative):
+    if checked.changes() or _misses(request, checked.sequence, iset, context, creative):
         return Pass3Outcome(sequence=outcome.sequence, issues=outcome.issues, fixed=False)
     unfixable = (VALIDATOR_UNPARSEABLE, VALIDATOR_FAILED)
     tagged = [issue if issue in unfixable else f"{P3_TAG} {issue}" for issue in outcome.issues]
@@ -206,7 +206,7 @@ def _misses(
     request: PlanRequest | None,
     sequence: list[Step],
     iset: InstructionSet,
-    active_zone: str | None,
+    context: PlanContext | None,
     creative: CreativeAssignment | None,
 ) -> list[str]:
     departures = (
@@ -215,7 +215,8 @@ def _misses(
     if request is None:
         return departures
     unchecked = [UNCHECKED] if request.unknown and sequence else []
-    return [*plan_misses(request, sequence, iset, active_zone), *unchecked, *departures]
+    active_zone = None if context is None else context.active_zone
+    return [*plan_misses(request, sequence, iset, active_zone, context), *unchecked, *departures]
 
 
 def brief_departures(creative: CreativeAssignment, sequence: list[Step], items: list[str]) -> list[str]:

@@ -13,7 +13,11 @@ three-second wait too).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from itertools import permutations
 
+from treebrain.robots.arm.workcell import ArmScene
+from treebrain.voice.cookbook import change_problems, changed, same_layers
 from treebrain.voice.isa import PLACEHOLDER, InstructionSet
 from treebrain.voice.params import resolve_value, value_problem
 from treebrain.voice.request import PlanRequest, ZoneBuild
@@ -22,23 +26,63 @@ from treebrain.voice.steps import ParamValue, Step
 _EXPANSION_DEPTH = 4
 
 
+@dataclass(frozen=True)
+class PlanContext:
+    """What a plan is checked in: the zone active before it, what the cell holds now (the gripper's
+    item, the zones' stacks), and the layers the model said a dish has (its interpretation)."""
+
+    active_zone: str | None = None
+    known: bool = False
+    """Whether the cell is known (the scene): else `held` and `occupied` say nothing."""
+    held: str | None = None
+    occupied: frozenset[str] = frozenset()
+    """Assembly zones that already hold something: a dish of its own goes elsewhere."""
+    stated: list[list[str]] = field(default_factory=list)
+    """Readings of the layers the model's interpretation lists (see RequestReader.stated_layers)."""
+
+
+def plan_context(
+    scene: ArmScene | None, active_zone: str | None, stated: Iterable[list[str]] = ()
+) -> PlanContext:
+    """The context of a plan made for the cell as `scene` shows it (None: not known)."""
+    if scene is None:
+        return PlanContext(active_zone=active_zone, stated=list(stated))
+    occupied = frozenset(zone for zone, layers in scene.zones.items() if layers)
+    return PlanContext(
+        active_zone=active_zone, known=True, held=scene.held, occupied=occupied, stated=list(stated)
+    )
+
+
 def plan_misses(
-    request: PlanRequest, sequence: Sequence[Step], iset: InstructionSet, active_zone: str | None
+    request: PlanRequest,
+    sequence: Sequence[Step],
+    iset: InstructionSet,
+    active_zone: str | None,
+    context: PlanContext | None = None,
 ) -> list[str]:
     """What `sequence` leaves out of (or adds against) `request`, one sentence each; [] when it is
-    exactly what was asked. Learned composites count with their steps."""
+    exactly what was asked. Learned composites count with their steps; what a step puts in a zone
+    counts whichever way it gets there (``add_layer``, or ``place_at`` of the item in the gripper)."""
+    context = context or PlanContext(active_zone=active_zone)
     steps = expanded(sequence, iset)
-    layers = zone_layers(steps, iset, active_zone)
+    effects = plan_effects(steps, iset, active_zone, context.held)
+    layers = effects.layers
     misses = [
         *_recovery_misses(request, steps),
         *_exclusion_misses(request, layers),
         *_speed_misses(request, steps, iset),
-        *_intent_misses(request, steps, iset),
+        *_intent_misses(request, steps, iset, context),
+        *_held_misses(request, context),
     ]
+    dishes = [build for build in request.builds if build.dish is not None or build.own_zone]
     for build in request.builds:
-        misses.extend(_build_misses(build, layers, active_zone or iset.default_zone))
-    if request.names_zones:
-        asked = {build.zone for build in request.builds}
+        if build not in dishes:
+            misses.extend(_build_misses(build, layers, active_zone or iset.default_zone))
+    assigned = _dish_misses(dishes, request, layers, active_zone or iset.default_zone, context, misses)
+    if request.builds:
+        misses.extend(_side_effect_misses(effects, context.held))
+    if request.names_zones or assigned:
+        asked = {build.zone for build in request.builds} | assigned
         stray = [zone for zone, items in layers.items() if items and zone not in asked]
         if stray:
             misses.append(
@@ -60,16 +104,154 @@ def expanded(sequence: Iterable[Step], iset: InstructionSet, depth: int = _EXPAN
     return steps
 
 
+@dataclass
+class PlanEffects:
+    """What a plan does to the cell: the layers each zone gets (bottom first), the items it puts at
+    other locations, and what it leaves in the gripper."""
+
+    layers: dict[str, list[str]] = field(default_factory=dict)
+    placed: dict[str, list[str]] = field(default_factory=dict)
+    held: str | None = None
+
+
+def plan_effects(
+    steps: Iterable[Step], iset: InstructionSet, active_zone: str | None, held: str | None = None
+) -> PlanEffects:
+    """The plan's effects, following its zone switches and the gripper: an item picked up and put in
+    a zone (``place_at``) is a layer of it like ``add_layer``'s, ``transfer`` into a zone too."""
+    zone = active_zone or iset.default_zone
+    zones = iset.zone_names_by_alias()
+    effects = PlanEffects(held=held)
+    for step in steps:
+        name = step.instruction
+        if name == "set_active_zone":
+            zone = str(step.params.get("zone", zone))
+        elif name == "add_layer":
+            effects.layers.setdefault(zone, []).append(str(step.params.get("item")))
+        elif name == "pick_up":
+            effects.held = str(step.params.get("item"))
+        elif name == "return_to_stack":
+            effects.held = None
+        elif name in ("place_at", "transfer"):
+            item = effects.held if name == "place_at" else str(step.params.get("item"))
+            target = str(step.params.get("location", ""))
+            if item is None:
+                continue
+            if target.lower() in zones:
+                effects.layers.setdefault(zones[target.lower()], []).append(item)
+            elif target not in iset.items:  # put back on its own stack: no effect on the cell
+                effects.placed.setdefault(target, []).append(item)
+            effects.held = None if name == "place_at" else effects.held
+    return effects
+
+
 def zone_layers(steps: Iterable[Step], iset: InstructionSet, active_zone: str | None) -> dict[str, list[str]]:
     """The layers each zone gets, bottom first, following the plan's zone switches."""
-    zone = active_zone or iset.default_zone
-    layers: dict[str, list[str]] = {}
-    for step in steps:
-        if step.instruction == "set_active_zone":
-            zone = str(step.params.get("zone", zone))
-        elif step.instruction == "add_layer":
-            layers.setdefault(zone, []).append(str(step.params.get("item")))
-    return layers
+    return plan_effects(steps, iset, active_zone).layers
+
+
+def _side_effect_misses(effects: PlanEffects, held: str | None) -> list[str]:
+    """A build puts things in zones only: not at other places, and it leaves nothing new in the
+    gripper."""
+    misses = [
+        f"the command asks to build, but the plan also puts {', '.join(items)} on the {place}"
+        for place, items in effects.placed.items()
+    ]
+    if effects.held is not None and effects.held != held:
+        misses.append(f"the command asks to build, but the plan leaves the {effects.held} in the gripper")
+    return misses
+
+
+def _dish_misses(
+    dishes: list[ZoneBuild],
+    request: PlanRequest,
+    layers: dict[str, list[str]],
+    active_zone: str,
+    context: PlanContext,
+    misses: list[str],
+) -> set[str]:
+    """Each dish in its own stack: in the zone its words name, else (one of several) in a zone of
+    its own that held nothing, else wherever the plan builds it -- one stack. Appends the misses;
+    returns the zones the plan used for dishes of their own."""
+    named = {build.zone for build in request.builds if build.zone is not None}
+    for build in dishes:
+        if build.zone is not None:
+            misses.extend(_one_dish_misses(build, layers.get(build.zone, []), context, f" in {build.zone}"))
+    single = [build for build in dishes if build.zone is None and not build.own_zone]
+    own = [build for build in dishes if build.own_zone]
+    built = [zone for zone, items in layers.items() if items and zone not in named]
+    for build in single:
+        if len(built) > 1:
+            misses.append(
+                f"one {build.dish or 'dish'} is one stack, but the plan builds in {', '.join(built)}"
+            )
+        got = layers.get(built[0], []) if built else []
+        misses.extend(_one_dish_misses(build, got, context, ""))
+    if not own:
+        return set()
+    if len(built) != len(own):
+        misses.append(
+            f"the command asks for {len(own)} dishes, each in a zone of its own, but the plan builds in "
+            f"{len(built)} zone(s){': ' + ', '.join(built) if built else ''}"
+        )
+        return set(built)
+    taken = [zone for zone in built if zone in context.occupied]
+    if taken:
+        misses.append(
+            f"the plan builds on what {', '.join(taken)} already holds; each dish goes in a zone of its own"
+        )
+    best = min(
+        (
+            [miss for build, zone in zip(own, order, strict=True) for miss in
+             _one_dish_misses(build, layers[zone], context, f" in {zone}")]
+            for order in permutations(built)
+        ),
+        key=len,
+    )  # fmt: skip
+    misses.extend(best)
+    return set(built)
+
+
+def _one_dish_misses(build: ZoneBuild, got: list[str], context: PlanContext, where: str) -> list[str]:
+    """One dish's stack against what was asked: its recipe as changed (or, for a dish the model
+    knows and says the layers of, those layers changed), never an item it must not hold."""
+    banned = [item for item in build.never if item in got]
+    misses = (
+        [
+            f"the command says no {', '.join(banned)} in the {build.dish or 'dish'}{where}, but the plan adds it"
+        ]
+        if banned
+        else []
+    )
+    if build.dish is None:
+        return misses + _items_misses(build, got, where)
+    if not got:
+        return [*misses, f"the command asks for a {build.dish}{where}, but the plan builds nothing"]
+    if _dish_matches(build, got, context.stated):
+        return misses
+    asked = ", ".join(change.describe() for change in build.changes)
+    what = f"{build.dish}{' (' + asked + ')' if asked else ''}"
+    layers = f": {', '.join(build.recipe)}" if build.recipe is not None else ""
+    return [*misses, f"the command asks for a {what}{layers}{where}, but the plan adds {', '.join(got)}"]
+
+
+def _dish_matches(build: ZoneBuild, got: list[str], stated: list[list[str]]) -> bool:
+    """Whether `got` is the dish as asked: its recipe as changed; or -- a dish of the cookbook or one
+    nobody here knows, not the user's own -- the layers the model says the dish has, changed as
+    asked or already changed; or, unchanged, the model's own version of a dish with all its fillings."""
+    if build.recipe is not None and same_layers(got, build.recipe):
+        return True
+    if build.learned:
+        return False
+    for layers in stated:
+        if same_layers(got, changed(layers, build.changes)):
+            return True
+        if same_layers(got, layers) and not change_problems(got, build.changes, build.base):
+            return True
+    if build.recipe is None:
+        return not stated and not change_problems(got, build.changes)
+    fillings = set(build.recipe[1:-1]) if len(build.recipe) > 2 else set(build.recipe)
+    return not build.changes and fillings <= set(got)
 
 
 def _build_misses(build: ZoneBuild, layers: dict[str, list[str]], active_zone: str) -> list[str]:
@@ -80,6 +262,13 @@ def _build_misses(build: ZoneBuild, layers: dict[str, list[str]], active_zone: s
         got = layers.get(build.zone, [])
         where = f" in {build.zone}"
     misses = _only_misses(build, layers, got, where, active_zone) if build.only else []
+    return misses + _items_misses(build, got, where)
+
+
+def _items_misses(build: ZoneBuild, got: list[str], where: str) -> list[str]:
+    """The items a build asks for against the layers `got`: the order when listed, each item, each
+    count said."""
+    misses: list[str] = []
     if build.order is not None:
         if got != build.order:
             return [
@@ -186,8 +375,20 @@ def _recovery_misses(request: PlanRequest, steps: Sequence[Step]) -> list[str]:
     return misses
 
 
-def _intent_misses(request: PlanRequest, steps: Sequence[Step], iset: InstructionSet) -> list[str]:
-    """A command that names its steps: the plan is exactly those (after the speed, when one was said)."""
+def _held_misses(request: PlanRequest, context: PlanContext) -> list[str]:
+    """A command about the item it says the gripper holds: the gripper holds that item."""
+    if request.held_item is None or not context.known or context.held == request.held_item:
+        return []
+    holds = f"the {context.held}" if context.held else "nothing"
+    return [f"the command speaks of the {request.held_item} in the gripper, but the gripper holds {holds}"]
+
+
+def _intent_misses(
+    request: PlanRequest, steps: Sequence[Step], iset: InstructionSet, context: PlanContext
+) -> list[str]:
+    """A command that names its steps: the plan is exactly those (after the speed, when one was said),
+    or -- in a known cell -- steps that leave the cell exactly as those would (the held item placed
+    with ``place_at``, or put back and stacked with ``add_layer``)."""
     if request.intent is None:
         return []
     plan = list(steps)
@@ -202,8 +403,33 @@ def _intent_misses(request: PlanRequest, steps: Sequence[Step], iset: Instructio
     wanted = [intent.step for intent in request.intent for _ in range(intent.times)]
     if _same_calls(_canonical(wanted, iset, said_only=True), _canonical(plan, iset, said_only=False)):
         return []
+    if context.known:
+        wanted_effects = plan_effects(wanted, iset, context.active_zone, context.held)
+        effects = plan_effects(plan, iset, context.active_zone, context.held)
+        changes_cell = wanted_effects.layers or wanted_effects.placed or wanted_effects.held != context.held
+        if changes_cell and wanted_effects == effects and _only_cell_steps(plan):
+            return []
     asked = ", ".join(intent.describe() for intent in request.intent) or "a speed and nothing else"
     return [f"the command asks for exactly {asked}, but the plan does {_described(plan) or 'nothing'}"]
+
+
+_CELL_STEPS = frozenset(
+    {
+        "pick_up",
+        "place_at",
+        "transfer",
+        "return_to_stack",
+        "add_layer",
+        "set_active_zone",
+        "go_home",
+        "change_speed",
+    }
+)
+
+
+def _only_cell_steps(plan: Sequence[Step]) -> bool:
+    """Steps whose effect on the cell :func:`plan_effects` follows (nothing it cannot see, like clearing)."""
+    return all(step.instruction in _CELL_STEPS for step in plan)
 
 
 _Call = tuple[str, dict[str, ParamValue]]

@@ -15,6 +15,7 @@ words come from ``language.yaml`` and the instruction set, not code.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
@@ -24,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from rapidfuzz import fuzz, process
 
 from treebrain.documents import Document, PathPart, read_document
+from treebrain.voice.cookbook import Cookbook, Dish, DishChange, changed
 from treebrain.voice.isa import InstructionSet
 from treebrain.voice.steps import ParamValue, Step
 
@@ -55,6 +57,11 @@ class Questions(BaseModel):
     unknown_request: str
     """Nothing the reader can tell (no build, no step it knows, no recovery): no plan for it could be
     checked, so it is asked about before any model is called."""
+    unknown_dish: str
+    """A dish neither the cookbook nor the model that answers knows ("a croque monsieur" offline):
+    ``{dish}``, ``{dishes}`` (the ones it knows)."""
+    too_many_dishes: str
+    """More dishes than zones to build them in (one dish per zone): ``{count}``, ``{zones}``."""
 
 
 class Language(BaseModel):
@@ -74,6 +81,26 @@ class Language(BaseModel):
     """Phrases that put one dish in every assembly zone ("one in each zone")."""
     copy_words: list[str] = Field(default_factory=list)
     """Words right before a zone that stand for the dish just said ("... and one on the right")."""
+    dish_verbs: list[str] = Field(default_factory=list)
+    """Verbs that ask for a dish (regular expressions): after one, words no list here explains are the
+    name of a dish the cookbook does not know ("make me a croque monsieur")."""
+    dish_name_fillers: list[str] = Field(default_factory=list)
+    """Words that name no dish (politeness, pronouns, "something")."""
+    more_words: list[str] = Field(default_factory=list)
+    """Right before an item said with a dish ("double cheese", "extra bread"): one more layer of it."""
+    with_words: list[str] = Field(default_factory=list)
+    """Right before an item said with a dish ("with tomato"): that item, one layer if the dish has none."""
+    swap_verbs: list[str] = Field(default_factory=list)
+    """Before two items said with a dish ("swap the meat for cheese"): the first out, the second in."""
+    swap_links: list[str] = Field(default_factory=list)
+    """Between the two items of a swap ("for", "with")."""
+    instead_words: list[str] = Field(default_factory=list)
+    """Between two items said with a dish ("cheese instead of meat"): the first in place of the second."""
+    dish_joiners: list[str] = Field(default_factory=list)
+    """Between two dishes of one command ("a BLT and also a grilled cheese"): each is a dish of its own."""
+    on_top_words: list[str] = Field(default_factory=list)
+    """A dish said to go on top of the one before it ("... and then a meat sandwich on top of it")
+    is one stack with it."""
     layer_words: list[str] = Field(default_factory=list)
     """Words that make a build without a dish each item once unless counted ("put cheese on the left")."""
     listing_min_items: int = Field(default=3, ge=2)
@@ -97,6 +124,9 @@ class Language(BaseModel):
     vague_durations: list[str] = Field(default_factory=list)
     """Durations without a number ("a while"): a wait whose length the command leaves open."""
     direction_words: dict[str, str] = Field(default_factory=dict)
+    held_patterns: list[str] = Field(default_factory=list)
+    """What the gripper holds, said instead of an item ("the cheese you're holding", "put that on the
+    left"): an optional (?P<item>...) group, and a (?P<ref>...) group when only it stands for the item."""
     intent_verbs: dict[str, list[str]] = Field(default_factory=dict)
     """Per composite of the instruction set, the verbs (regular expressions) that start a clause asking for it."""
     intent_fillers: list[str] = Field(default_factory=list)
@@ -133,6 +163,21 @@ class ZoneBuild(BaseModel):
     only: bool = False
     """No dish was said ("put cheese on the left", "more bread", "a stack of bread"): these items, no
     other, and -- naming no zone -- in the zone the arm is building in."""
+    dish: str | None = None
+    """A dish said by its name ("BLT", "the usual", "croque monsieur"), as the user is told of it."""
+    recipe: list[str] | None = None
+    """That dish's layers, bottom first, changed as said (from the cookbook or a learned composite);
+    None for a dish nobody here knows -- the model that answers may (it says its layers)."""
+    base: list[str] | None = None
+    """The dish's own layers before the changes."""
+    changes: list[DishChange] = Field(default_factory=list)
+    """What the command changes in the dish ("double cheese", "hold the tomato")."""
+    never: list[str] = Field(default_factory=list)
+    """Items this dish must not hold (said without, or never in it: "vegetarian")."""
+    learned: bool = False
+    """The recipe is the user's own (a learned composite): no other reading of the dish counts."""
+    own_zone: bool = False
+    """One of several dishes in a command that names no zone for it: a zone of its own, empty before."""
 
 
 class SpeedRequest(BaseModel):
@@ -195,6 +240,9 @@ class PlanRequest(BaseModel):
     a speed was said; [] when only a speed was). None: the command names no steps the reader could tell."""
     question: str | None = None
     """What the reader could not settle and must ask (several dishes without a zone for each)."""
+    held_item: str | None = None
+    """The command moves what the gripper holds, which it names as this item ("the cheese you're
+    holding"): the gripper must hold that."""
     unknown: bool = False
     """Nothing above says what the command asks for (no build, no intent, no recovery limits): no plan
     can be checked against it, so a model's plan for it is refused, never run unchecked."""
@@ -203,13 +251,33 @@ class PlanRequest(BaseModel):
     def names_zones(self) -> bool:
         return any(build.zone is not None for build in self.builds)
 
+    @property
+    def unknown_dishes(self) -> list[str]:
+        """Dishes said by a name nobody here knows (a model that knows them may build them)."""
+        return [build.dish for build in self.builds if build.dish is not None and build.recipe is None]
+
+
+def _describe_dish(build: ZoneBuild) -> str:
+    changes = "".join(f", {change.describe()}" for change in build.changes)
+    never = f"; no {', '.join(build.never)} in it" if build.never else ""
+    if build.recipe is None:
+        return (
+            f"build one {build.dish}{changes}, from the cell's items as it is usually made (say its "
+            f"layers, bottom first, in the interpretation){never}"
+        )
+    return f"build one {build.dish}{changes}: these layers, bottom first: {', '.join(build.recipe)}{never}"
+
 
 def describe_request(request: PlanRequest) -> list[str]:
     """The request as lines a model can follow (the prompt says the plan is checked against them)."""
     lines: list[str] = []
     for build in request.builds:
         where = f"in {build.zone}: " if build.zone else ""
-        if build.order is not None:
+        if build.own_zone:
+            where = "in a zone of its own (one that holds nothing yet): "
+        if build.dish is not None:
+            lines.append(where + _describe_dish(build))
+        elif build.order is not None:
             lines.append(f"{where}add exactly these layers, bottom first: {', '.join(build.order)}")
         else:
             wanted = [
@@ -264,12 +332,49 @@ class _Slot:
     """Only filler words ("some" is a distance alias): never a reason a composite does not fit."""
 
 
-class RequestReader:
-    """Compiled word lists of one ``language.yaml`` for one instruction set."""
+@dataclass(frozen=True)
+class _Anchor:
+    """Where a command names one dish: by its name (`key` of the cookbook), by a dish noun with the
+    items around it (`key` None: "a cheese sandwich"), or as a copy of the dish before it ("then
+    another")."""
 
-    def __init__(self, language: Language, iset: InstructionSet) -> None:
+    start: int
+    end: int
+    key: str | None
+    plural: bool = False
+    copy: bool = False
+    unknown: bool = False
+    """No dish noun or name: a dish named by words nobody here knows ("a croque monsieur")."""
+
+
+@dataclass(frozen=True)
+class _DishSpec:
+    """One dish of a command as read from its words: what it is and where it goes."""
+
+    build: ZoneBuild
+    count: int | None = 1
+    """How many of it (None: several, how many not said)."""
+    on_top: bool = False
+
+
+class RequestReader:
+    """Compiled word lists of one ``language.yaml`` for one instruction set (and its cookbook)."""
+
+    def __init__(self, language: Language, iset: InstructionSet, cookbook: Cookbook | None = None) -> None:
         self.language = language
         self.iset = iset
+        self._cookbook = cookbook or Cookbook({})
+        self._learned: tuple[tuple[str, ...], Cookbook] | None = None
+        self._dish_verbs = _any_of(language.dish_verbs)
+        self._dish_name_fillers = {word.lower() for word in language.dish_name_fillers}
+        self._more = _phrases(language.more_words)
+        self._with = _phrases(language.with_words)
+        self._swap_verbs = _phrases(language.swap_verbs)
+        self._swap_links = {self._plain(word) for word in language.swap_links}
+        self._instead = {self._plain(word) for word in language.instead_words}
+        self._joiners = _phrases(language.dish_joiners)
+        self._on_top = _phrases(language.on_top_words)
+        self._held = [re.compile(pattern, re.IGNORECASE) for pattern in language.held_patterns]
         self._build = _any_of(language.build_words)
         self._removal = _any_of(language.removal_words)
         self._build_nouns = _phrases([*language.build_nouns, *language.dish_nouns])
@@ -326,20 +431,80 @@ class RequestReader:
             for pattern in patterns
         ]
 
+    # dishes by name ----------------------------------------------------------------------------------
+    def cookbook(self) -> Cookbook:
+        """The cookbook and the learned composites that build one dish ("the usual"), which change
+        as the user teaches new ones."""
+        learned = learned_dishes(self.iset)
+        names = tuple(sorted(learned))
+        if self._learned is None or self._learned[0] != names:
+            self._learned = (names, self._cookbook.with_dishes(learned))
+        return self._learned[1]
+
+    def stated_layers(self, interpretation: str) -> list[list[str]]:
+        """Readings of the layers a model's interpretation lists for a dish ("A Reuben: bread, corned
+        beef (meat), Swiss cheese (cheese), bread -- with double cheese"): every item it names, those
+        after its last colon, and those before the first change it states ("with", "no", "double");
+        an item named twice in one breath ("Swiss cheese (cheese)") counts once."""
+        mentions = _mentions(self._items, interpretation)
+        merged: list[_Mention] = []
+        for mention in mentions:
+            gap = interpretation[merged[-1].end : mention.start] if merged else ","
+            if merged and merged[-1].name == mention.name and not _WORD.findall(gap.replace("(", " ")):
+                merged[-1] = _Mention(merged[-1].start, mention.end, mention.name)
+                continue
+            merged.append(mention)
+        colon = interpretation.rfind(":")
+        change_words = [*self._negations, *self._more, *self._with, *self._swap_verbs]
+        changes = [m.start for m in _mentions(change_words, interpretation) if m.start > max(colon, 0)]
+        first_change = min(changes, default=len(interpretation))
+        clause = _CLAUSE_END.search(interpretation, max(colon, 0))
+        clause_end = clause.start() if clause is not None else len(interpretation)
+        readings = [
+            [m.name for m in merged],
+            [m.name for m in merged if m.start > colon] if colon >= 0 else [],
+            [m.name for m in merged if max(colon, 0) <= m.start < first_change],
+            [m.name for m in merged if max(colon, 0) <= m.start < clause_end],
+        ]
+        unique = list(dict.fromkeys(tuple(reading) for reading in readings if len(reading) >= 2))
+        return [list(reading) for reading in unique]
+
+    def held_reference(self, text: str) -> tuple[list[tuple[int, int]], str | None] | None:
+        """Where `text` speaks of what the gripper holds instead of an item, and the item it says
+        that is, if any ("the cheese you're holding": cheese); None when it does not."""
+        for pattern in self._held:
+            found = pattern.search(text)
+            if found is None:
+                continue
+            groups = found.groupdict()
+            item: str | None = None
+            if groups.get("item") is not None:
+                named = _mentions(self._items, found.group("item"))
+                if not named:
+                    continue  # "the sandwich you're holding": no item of the cell
+                item = named[-1].name
+            span = found.span("ref") if groups.get("ref") is not None else found.span()
+            return [span], item
+        return None
+
+    def names_dish(self, text: str) -> bool:
+        """Whether `text` names a dish by its name ("a BLT", "the usual")."""
+        return bool(self.cookbook().find(text))
+
     # what kind of command ---------------------------------------------------------------------------
     def is_build(self, text: str) -> bool:
         """A plain build: a build word or noun ("a cheese sandwich on the left"), no word that moves
         or removes things, and no location of the cell ("put the tomato on the serving plate" moves it
         there; the verb of "go home" names none)."""
         building = _found(self._build, text) or bool(_mentions(self._build_nouns, text))
-        if not building or _found(self._removal, text):
-            return False
+        if not building or (_found(self._removal, text) and not self.names_dish(text)):
+            return False  # "swap the meat for cheese" said of a dish changes the dish, it moves nothing
         return not _mentions(
-            self._locations, _blanked(text, [(v.start, v.end) for v in self._verb_spans(text)])
+            self._locations, blanked(text, [(v.start, v.end) for v in self._verb_spans(text)])
         )
 
-    def names_dish(self, text: str) -> bool:
-        """Whether `text` names a dish ("sandwich"), maybe misspelt ("sandwhich")."""
+    def names_dish_noun(self, text: str) -> bool:
+        """Whether `text` names a dish noun ("sandwich"), maybe misspelt ("sandwhich")."""
         if _mentions(self._dishes, text):
             return True
         nouns = [noun.lower() for noun in self.language.dish_nouns]
@@ -422,8 +587,22 @@ class RequestReader:
         phrases += [self._everything, self._build_nouns, self._times, self._each_zone]
         patterns = [pattern for group in phrases for pattern, _ in group]
         patterns += [pattern for pattern in (self._build, *self._speed_numbers) if pattern is not None]
+        patterns += [pattern for group in self._dish_word_phrases() for pattern, _ in group]
         spans = [found.span() for pattern in patterns for found in pattern.finditer(text.lower())]
-        return spans + self._copy_spans(text)
+        spans += [(mention.start, mention.end) for mention in self.cookbook().find(text)]
+        return spans + self._copy_spans(text) + self._swap_spans(text)
+
+    def _dish_word_phrases(self) -> list[Phrases]:
+        return [self._more, self._with, self._swap_verbs, self._joiners, self._on_top]
+
+    def _swap_spans(self, text: str) -> list[tuple[int, int]]:
+        """The link words of the swaps `text` says ("for", "instead of")."""
+        items = _mentions(self._items, text)
+        return [
+            (first.end, second.start)
+            for first, second in pairwise(items)
+            if self._swap(text, first, second) is not None
+        ]
 
     def intent_spans(self, text: str) -> list[tuple[int, int]]:
         """Where `text` says what an intent reads: the verbs of the composites, items, locations,
@@ -434,6 +613,8 @@ class RequestReader:
         patterns = [pattern for group in phrases for pattern, _ in group]
         patterns += [pattern for pattern in (self._quantity, *self._speed_numbers) if pattern is not None]
         spans = [found.span() for pattern in patterns for found in pattern.finditer(text.lower())]
+        held = self.held_reference(text)
+        spans += held[0] if held is not None else []
         return spans + [(verb.start, verb.end) for verb in self._verb_spans(text)]
 
     def filler_words(self) -> set[str]:
@@ -453,11 +634,14 @@ class RequestReader:
         builds: list[ZoneBuild] = []
         says_everything = bool(_mentions(self._everything, text))
         if build:
+            dishes = self._read_dishes(text, excluded)
+            if dishes is not None:
+                return self._dish_request(text, *dishes)
             everything = [name for name in self.iset.valid_items() if name not in excluded]
             if says_everything:
                 named = {mention.name for mention in wanted}
                 wanted += [_Mention(len(text), len(text), name) for name in everything if name not in named]
-            only = not (says_everything or ordered_list or self.names_dish(text))
+            only = not (says_everything or ordered_list or self.names_dish_noun(text))
             once = only and (_found(self._layer_words, text) or self.is_item_list(text))
             several = _mentions(self._plural_dishes, text)
             said = self._dish_count(text, several[0]) if several else None
@@ -484,10 +668,10 @@ class RequestReader:
         speeds += [
             found.span() for pattern in self._speed_numbers for found in pattern.finditer(text.lower())
         ]
-        plain = _blanked(text, [*((v.start, v.end) for v in verbs), *speeds])
+        plain = blanked(text, [*((v.start, v.end) for v in verbs), *speeds])
         slots = self._slots(plain)
         start = verbs[0].start if verbs else 0
-        said = _WORD.findall(_blanked(plain, [(slot.start, slot.end) for slot in slots])[start:].lower())
+        said = _WORD.findall(blanked(plain, [(slot.start, slot.end) for slot in slots])[start:].lower())
         if any(word not in self._intent_fillers and word not in ",;:&" for word in said):
             return None  # a word the reader does not know: it cannot tell what the command asks
         if not verbs:
@@ -580,7 +764,9 @@ class RequestReader:
         signature = self.iset.signature(composite)
         if signature is None:
             return None
-        kinds: set[str] = {spec.kind for spec in signature.values()}
+        kinds: set[str] = {
+            kind for spec in signature.values() for kind in _SLOT_KINDS.get(spec.kind, {spec.kind})
+        }
         taken: list[_Slot] = []
         for slot in sorted(clause, key=lambda s: (-(s.end - s.start), s.kind not in kinds)):
             if slot.start == slot.end or not any(slot.start < o.end and o.start < slot.end for o in taken):
@@ -590,7 +776,7 @@ class RequestReader:
         params: dict[str, ParamValue] = {}
         vague: list[str] = []
         for name, spec in signature.items():
-            said = [slot for slot in taken if slot.kind == spec.kind]
+            said = [slot for slot in taken if slot.kind in _SLOT_KINDS.get(spec.kind, {spec.kind})]
             if len(said) > 1:
                 return None
             if said and said[0].value is None:
@@ -643,6 +829,252 @@ class RequestReader:
             for zone, mentions in groups.items()
             if mentions
         ]
+
+    # dishes said by name, and several dishes in one command ------------------------------------------
+    def _read_dishes(self, text: str, excluded: set[str]) -> tuple[list[_DishSpec], str | None] | None:
+        """The dishes of a build that names one by its name ("a Reuben with double cheese"), several
+        ("a BLT and also a grilled cheese", "grilled cheese, then another"), or one nobody here knows
+        ("make me a croque monsieur"); with the question to ask, if any. None: a build of items, read
+        as before ("a cheese sandwich", "three cheese sandwiches, one in each zone", "more bread")."""
+        anchors = self._anchors(text)
+        if not anchors:
+            if (
+                _mentions(self._build_nouns, text)
+                or self.names_dish_noun(text)
+                or not self._unknown_dish_name(text)
+            ):
+                return None  # "a tall stack of bread" is items; "a cheese sandwhich" a dish noun misspelt
+            anchors = [_Anchor(len(text), len(text), None, unknown=True)]
+        elif all(anchor.key is None for anchor in anchors) and len(anchors) == 1:
+            return None
+        cuts = [0, *(self._cut(text, a.end, b.start) for a, b in pairwise(anchors)), len(text)]
+        specs: list[_DishSpec] = []
+        for index, anchor in enumerate(anchors):
+            start, end = cuts[index], cuts[index + 1]
+            spec = self._dish_spec(text, anchor, start, end, excluded, specs[-1] if specs else None)
+            if spec is None:
+                questions = self.language.questions
+                return [], questions.no_items.format(items=listed(self.iset.valid_items(), "and"))
+            specs.append(spec)
+        return specs, None
+
+    def _anchors(self, text: str) -> list[_Anchor]:
+        """Where `text` names dishes: their names (a dish noun right after a name is part of it:
+        "grilled cheese sandwiches"), dish nouns of their own, and copies ("then another")."""
+        named = self.cookbook().find(text)
+        nouns = _mentions(self._dishes, text)
+        plural_nouns = {mention.start for mention in _mentions(self._plural_dishes, text)}
+        anchors: list[_Anchor] = []
+        for mention in named:
+            after = next((noun for noun in nouns if not text[mention.end : noun.start].strip()), None)
+            if after is not None and after.start >= mention.end:
+                anchors.append(_Anchor(mention.start, after.end, mention.key, after.start in plural_nouns))
+            else:
+                anchors.append(_Anchor(mention.start, mention.end, mention.key, mention.plural))
+        for noun in nouns:
+            if not any(anchor.start <= noun.start < anchor.end for anchor in anchors):
+                anchors.append(_Anchor(noun.start, noun.end, None, noun.start in plural_nouns))
+        anchors.sort(key=lambda anchor: anchor.start)
+        return anchors + self._copy_anchors(text, anchors)
+
+    def _copy_anchors(self, text: str, anchors: list[_Anchor]) -> list[_Anchor]:
+        """ "... then another" after the last dish: one more of it (a copy word right before a zone,
+        "and one on the right", is read with the zones)."""
+        if not anchors:
+            return []
+        words = list(_WORD.finditer(text[anchors[-1].end :]))
+        copies = [
+            word
+            for index, word in enumerate(words)
+            if word.group(0).lower() in self._copies
+            and index > 0
+            and _mentions(self._joiners, words[index - 1].group(0))
+        ]
+        offset = anchors[-1].end
+        each_zone = [(m.start, m.end) for m in _mentions(self._each_zone, text)]
+        return [
+            _Anchor(offset + word.start(), offset + word.end(), None, copy=True)
+            for word in copies
+            if not any(start <= offset + word.start() < end for start, end in each_zone)
+        ]
+
+    def _cut(self, text: str, after: int, before: int) -> int:
+        """Where the words of one dish end and the next one's begin: at the last joiner between them."""
+        gap = text[after:before]
+        places = [mention.start for mention in _mentions(self._joiners, gap)]
+        places += [found.start() for found in re.finditer(r"[,;]", gap)]  # punctuation has no word edges
+        return after + max(places) if places else before
+
+    def _dish_spec(
+        self,
+        text: str,
+        anchor: _Anchor,
+        start: int,
+        end: int,
+        excluded: set[str],
+        previous: _DishSpec | None,
+    ) -> _DishSpec | None:
+        """One dish from its words `text[start:end]`; None when it says nothing of what goes in it."""
+        part = blanked(text, [(0, start), (end, len(text))])
+        zones = [zone for pattern, zone in self._zones if pattern.search(part)]
+        zone = zones[0] if zones else None
+        on_top = bool(_mentions(self._on_top, part))
+        if anchor.copy:
+            if previous is None:
+                return None
+            return _DishSpec(previous.build.model_copy(update={"zone": zone}), on_top=on_top)
+        items = [m for m in _mentions(self._items, part) if not (anchor.start <= m.start < anchor.end)]
+        count = self._count_before(text, _Mention(anchor.start, anchor.end, "dish"))
+        several = count if count is not None and count > 1 else (None if anchor.plural else 1)
+        if anchor.unknown:
+            build = self._open_dish(part, items, excluded, zone)
+        elif anchor.key is None:
+            build = self._noun_dish(part, anchor, items, excluded, zone)
+        else:
+            build = self._named_dish(part, anchor.key, items, excluded, zone)
+        return None if build is None else _DishSpec(build, count=several, on_top=on_top)
+
+    def _named_dish(
+        self, part: str, key: str, items: list[_Mention], excluded: set[str], zone: str | None
+    ) -> ZoneBuild:
+        dish = self.cookbook().dishes[key]
+        changes = self._changes(part, items, excluded)
+        recipe = changed(dish.layers, changes)
+        never = list(dict.fromkeys([*dish.never, *(c.item for c in changes if c.kind in ("none", "swap"))]))
+        never = [item for item in never if item not in recipe]
+        return ZoneBuild(
+            zone=zone,
+            items=dict(Counter(recipe)),
+            exact=list(dict.fromkeys(recipe)),
+            only=True,
+            dish=dish.names[0],
+            recipe=recipe,
+            base=list(dish.layers),
+            changes=changes,
+            never=never,
+            learned=key in self.iset.learned_composites,
+        )
+
+    def _noun_dish(
+        self, part: str, anchor: _Anchor, items: list[_Mention], excluded: set[str], zone: str | None
+    ) -> ZoneBuild | None:
+        """A dish said by a dish noun: of the items said with it ("a cheese sandwich"), or a dish
+        nobody here knows, named by the other words ("a croque monsieur sandwich")."""
+        wanted = [mention for mention in items if mention.name not in excluded]
+        if wanted:
+            build = self._zone_build(zone, part, wanted, ordered_list=False)
+            never = [mention.name for mention in items if mention.name in excluded]
+            return build.model_copy(update={"dish": None, "never": never})
+        return self._open_dish(part[: anchor.start], items, excluded, zone)
+
+    def _open_dish(
+        self, part: str, items: list[_Mention], excluded: set[str], zone: str | None
+    ) -> ZoneBuild | None:
+        """A dish nobody here knows, named by the words nothing else explains, with its changes."""
+        name = self._unknown_dish_name(part)
+        if name is None:
+            return None
+        changes = self._changes(part, items, excluded)
+        return ZoneBuild(
+            zone=zone,
+            dish=name,
+            changes=changes,
+            never=[change.item for change in changes if change.kind in ("none", "swap")],
+        )
+
+    def _changes(self, part: str, items: list[_Mention], excluded: set[str]) -> list[DishChange]:
+        """What the words change in a dish: swaps, items said without, one more of an item ("double",
+        "extra"), and any other item said with it."""
+        changes: list[DishChange] = []
+        swapped: set[int] = set()
+        for first, second in pairwise(items):
+            swap = self._swap(part, first, second)
+            if swap is not None:
+                changes.append(swap)
+                swapped |= {first.start, second.start}
+        for mention in items:
+            if mention.start in swapped:
+                continue
+            if mention.name in excluded:
+                changes.append(DishChange(kind="none", item=mention.name))
+            elif self._said_more(part, mention):
+                changes.append(DishChange(kind="more", item=mention.name))
+            else:
+                changes.append(DishChange(kind="with", item=mention.name))
+        return changes
+
+    def _swap(self, text: str, first: _Mention, second: _Mention) -> DishChange | None:
+        """A swap the words between and before two items say: "swap the meat for cheese" (the first
+        out), "cheese instead of the meat" (the first in)."""
+        between = self._plain(text[first.end : second.start])
+        if between in self._instead:
+            return DishChange(kind="swap", item=second.name, new=first.name)
+        before = text[max(0, first.start - 40) : first.start]
+        verbs = _mentions(self._swap_verbs, before)
+        if between in self._swap_links and verbs and not self._plain(before[verbs[-1].end :]):
+            return DishChange(kind="swap", item=first.name, new=second.name)
+        return None
+
+    def _said_more(self, text: str, mention: _Mention) -> bool:
+        """ "double cheese", "extra bread", "more tomato": a more-word among the few words before."""
+        before = text[: mention.start]
+        words = list(_WORD.finditer(before))[-3:]
+        window = before[words[0].start() :] if words else ""
+        return bool(_mentions(self._more, window)) or self._count_before(text, mention) is not None
+
+    def _plain(self, text: str) -> str:
+        """`text`'s words without articles and list connectors ("for the" -> "for")."""
+        return " ".join(
+            word for word in _WORD.findall(text.lower()) if word not in ("the", "a", "an", "some", ",")
+        )
+
+    def _unknown_dish_name(self, part: str) -> str | None:
+        """The name of a dish nobody here knows, after a dish verb: the words no list explains
+        ("make me a croque monsieur" -> "croque monsieur"); None when every word is explained."""
+        verbs = list(self._dish_verbs.finditer(part)) if self._dish_verbs is not None else []
+        if not verbs:
+            return None
+        spans = self.understood_spans(part)
+        spans += [span for pattern in (self._build,) if pattern is not None for span in _spans(pattern, part)]
+        rest = blanked(part, spans)[verbs[0].end() :]
+        fillers = self._dish_name_fillers | self.filler_words() | set(self.language.generic_name_words)
+        said = _WORD.findall(rest.lower())
+        named = [index for index, word in enumerate(said) if word not in fillers and word not in ",;:&"]
+        if not named or not set(said[max(0, named[0] - 2) : named[0]]) & _ARTICLES:
+            return None  # a dish is said with an article ("a croque monsieur"), unlike "make it snappy"
+        return " ".join(said[index] for index in named)
+
+    def _dish_request(self, text: str, specs: list[_DishSpec], question: str | None) -> PlanRequest:
+        """The request of a command's dishes: one build a dish, each in the zone its words name, on
+        top of the one before when they say so, else -- several dishes -- a zone of its own."""
+        speed = self._speed(text)
+        if question is not None:
+            return PlanRequest(question=question, speed=speed)
+        builds: list[ZoneBuild] = []
+        for spec in specs:
+            if spec.on_top and builds:
+                builds[-1] = _stacked(builds[-1], spec.build)
+                continue
+            if spec.count is None:
+                return PlanRequest(question=self._several_question(), speed=speed)
+            builds += [spec.build] * spec.count
+        if len(builds) == 1 and _mentions(self._each_zone, text):
+            builds *= len(self.iset.assembly_zones)  # "a BLT in each zone"
+        if len(builds) > 1:
+            builds = [
+                build if build.zone else build.model_copy(update={"own_zone": True}) for build in builds
+            ]
+        zones = len(self.iset.assembly_zones)
+        if len(builds) > zones:
+            ask = self.language.questions.too_many_dishes.format(count=len(builds), zones=self.zone_choices())
+            return PlanRequest(question=ask, speed=speed)
+        request = PlanRequest(builds=builds, speed=speed)
+        if self.language.build_composites is not None:
+            request = request.model_copy(update={"allowed": list(self.language.build_composites)})
+        return request
+
+    def _several_question(self) -> str:
+        return self.language.questions.several_dishes.format(zones=self.zone_choices())
 
     def _without_dish_count(self, text: str, dish: _Mention, wanted: list[_Mention]) -> str:
         """`text` with the count of dishes blanked ("three cheese sandwiches": three sandwiches, not
@@ -781,18 +1213,23 @@ class RequestReader:
         return SpeedRequest(words=text[said[0].start : said[0].end], mm_s=mm_s, slower=mm_s < normal)
 
 
-def load_request_reader(path: str | Path, iset: InstructionSet) -> RequestReader:
-    """``language.yaml`` for `iset`, every bad regular expression reported at its line."""
+def load_request_reader(
+    path: str | Path, iset: InstructionSet, cookbook: Cookbook | None = None
+) -> RequestReader:
+    """``language.yaml`` for `iset` (and its dishes by name), every bad regular expression reported
+    at its line."""
     document = read_document(path)
     language = document.validate(Language)
     if language is not None:
         for section in (
             "build_words",
+            "dish_verbs",
             "layer_words",
             "removal_words",
             "vague_places",
             "unknown_zone_patterns",
             "repeat_patterns",
+            "held_patterns",
         ):
             for index, pattern in enumerate(getattr(language, section)):
                 check_pattern(document, [section, index], pattern)
@@ -828,7 +1265,7 @@ def load_request_reader(path: str | Path, iset: InstructionSet) -> RequestReader
                 )
     document.raise_problems()
     assert language is not None
-    return RequestReader(language, iset)
+    return RequestReader(language, iset, cookbook)
 
 
 def check_pattern(document: Document, where: list[PathPart], pattern: str) -> None:
@@ -879,7 +1316,7 @@ def _mentions(phrases: Phrases, text: str) -> list[_Mention]:
     return sorted(taken, key=lambda mention: mention.start)
 
 
-def _blanked(text: str, spans: Iterable[tuple[int, int]]) -> str:
+def blanked(text: str, spans: Iterable[tuple[int, int]]) -> str:
     """`text` with the given spans replaced by spaces (positions kept)."""
     chars = list(text)
     for start, end in spans:
@@ -946,6 +1383,51 @@ def _owner(mention: _Mention, zones: Sequence[_Mention], leading: bool) -> _Ment
         return before[-1] if before else zones[0]
     after = [zone for zone in zones if zone.start >= mention.end]
     return after[0] if after else zones[-1]
+
+
+def learned_dishes(iset: InstructionSet) -> dict[str, Dish]:
+    """The learned composites that build one dish in one zone ("call this the usual: bread, meat,
+    lettuce, bread"), as dishes named by their words ("the usual")."""
+    dishes: dict[str, Dish] = {}
+    for name, composite in iset.learned_composites.items():
+        names = [step.instruction for step in composite.sequence]
+        if names.count("set_active_zone") > 1 or not set(names) <= _DISH_STEPS or "add_layer" not in names:
+            continue
+        layers = [
+            str(step.params.get("item")) for step in composite.sequence if step.instruction == "add_layer"
+        ]
+        dishes[name] = Dish(names=[name.replace("_", " ")], layers=layers)
+    return dishes
+
+
+_DISH_STEPS = frozenset({"set_active_zone", "add_layer", "change_speed", "go_home"})
+_CLAUSE_END = re.compile(r"\s[-\u2013\u2014]+\s|[;.!?](?:\s|$)")
+"""Where a sentence's first clause ends: a dash between spaces, or a stop."""
+_SLOT_KINDS: dict[str, set[str]] = {"place": {"place", "zone", "location"}}
+"""The values a parameter of a kind takes from a command: a place is any zone or location said."""
+_ARTICLES = frozenset({"a", "an", "the", "some", "one", "another", "my", "our"})
+
+
+def _stacked(below: ZoneBuild, above: ZoneBuild) -> ZoneBuild:
+    """Two dishes said to make one stack: the layers of both in one zone."""
+    items = Counter(below.items) + Counter(above.items)
+    recipe = below.recipe + above.recipe if below.recipe is not None and above.recipe is not None else None
+    return below.model_copy(
+        update={
+            "zone": below.zone or above.zone,
+            "items": dict(items),
+            "exact": list(dict.fromkeys([*below.exact, *above.exact])) if recipe is not None else [],
+            "recipe": recipe,
+            "base": recipe,
+            "dish": None if recipe is None else f"{below.dish or 'dish'} and {above.dish or 'dish'}",
+            "never": [],
+            "stacked_in_part": recipe is None,  # two dishes of items: the order is the planner's to say
+        }
+    )
+
+
+def _spans(pattern: re.Pattern[str], text: str) -> list[tuple[int, int]]:
+    return [found.span() for found in pattern.finditer(text)]
 
 
 def listed(names: list[str], last: str) -> str:

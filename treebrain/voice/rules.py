@@ -85,12 +85,14 @@ def rule_valid_directions(sequence: Sequence[Step], iset: InstructionSet) -> lis
 
 
 def rule_assembly_uses_add_layer(sequence: Sequence[Step], iset: InstructionSet) -> list[RuleIssue]:
-    """Rule 5: building in an assembly zone uses add_layer, never transfer/place_at into the zone."""
+    """Rule 5: building in an assembly zone uses add_layer, never transfer into the zone. (place_at
+    into a zone is how an item already in the gripper becomes the zone's next layer: no rule against
+    it, the compiler stacks it like add_layer.)"""
     zones = iset.zone_names_by_alias()
     issues: list[RuleIssue] = []
     for index, step in enumerate(sequence):
         zone = zones.get(str(step.params.get("location", "")).lower())
-        if zone is None or step.instruction not in ("transfer", "place_at"):
+        if zone is None or step.instruction != "transfer":
             continue
         message = f"{step.instruction} used for assembly zone {zone} — should be add_layer"
         replacement = None

@@ -33,12 +33,15 @@ Category = Literal[
     "creative",
     "learning",
     "llm_failure",
+    "real_phrasing",
 ]
 CATEGORIES: tuple[str, ...] = get_args(Category)
 CHARS_PER_TOKEN = 4
 Split = Literal["train", "heldout"]
 """The training half may give the model few-shot examples; the held-out half never reaches a prompt."""
-PROCESS_FIELDS = frozenset({"route", "pass3_fixed", "validated", "raw_response_kept", "llm_failure"})
+PROCESS_FIELDS = frozenset(
+    {"route", "pass3_fixed", "validated", "raw_response_kept", "llm_failure", "issues_contain"}
+)
 """Expectations about how the scripted answers went (which route, what pass 3 did), not about what
 the command did: not checked when the plans come from the parser or a model instead of the script."""
 
@@ -69,6 +72,9 @@ class Expectations(BaseModel):
     max_commands: int | None = None
     needs_approval: bool | None = None
     pass3_fixed: bool | None = None
+    issues_contain: str | None = None
+    """Part of one of the result's validation issues: what pass 2 found in pass 1's plan, which pass 3 is
+    told to fix (tagged once it did)."""
     raw_response_kept: bool | None = None
     creative_reasoning_format: bool | None = None
     follows_axes: bool | None = None
@@ -79,6 +85,13 @@ class Expectations(BaseModel):
     llm_failure: LLMFailure | None = None
     zones: dict[str, list[str]] | None = None
     """What the named zones hold after the command ran on the simulated arm, bottom first."""
+    dishes: list[list[str]] | None = None
+    """Every non-empty zone's stack after the command, bottom first, in any order of zones: for words that
+    name no zone, where a plan may build in any free one (stacks left by `before` commands count too)."""
+    held: str | None = None
+    """What the gripper holds after the command; null (set) means nothing, unset means not checked."""
+    locations: dict[str, list[str]] | None = None
+    """What the named locations (serving_plate, side_table) hold after the command, bottom first."""
     executed: int | None = None
     """How many primitives the arm executed (0: nothing reached it)."""
     memory_saved: bool | None = None

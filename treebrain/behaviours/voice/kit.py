@@ -19,6 +19,7 @@ from treebrain.voice.creative import CreativeAssignment
 from treebrain.voice.isa import InstructionSet
 from treebrain.voice.kit import VoiceKit, load_voice_kit
 from treebrain.voice.passes import Generation, Pass2Outcome, Pass3Outcome
+from treebrain.voice.plan_check import PlanContext, plan_context
 from treebrain.voice.result import InterpretResult, RepairPolicy
 from treebrain.voice.trace import Trace
 
@@ -125,3 +126,13 @@ class VoiceLeaf(Leaf):
     def publish(self, result: InterpretResult, route: str) -> None:
         self.write("result", result.as_dict())
         self.write("route", route)
+
+    def plan_context(self, generation: Generation | None = None) -> PlanContext:
+        """What a plan is checked in: the active zone and scene inputs (when the leaf has them) and
+        the layers the model's interpretation says a dish has."""
+        stated = (
+            [] if generation is None else self.kit.classifier.reader.stated_layers(generation.interpretation)
+        )
+        active_zone = self.read("active_zone") if "active_zone" in self.inputs else None
+        scene = self.read("scene") if "scene" in self.inputs else None
+        return plan_context(scene, active_zone, stated)

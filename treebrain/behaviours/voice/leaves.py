@@ -182,6 +182,7 @@ class MatchPhrase(VoiceLeaf):
         "text": Port("str"),
         "classification": Port("VoiceClassification"),
         "active_zone": Port("str", "the zone active before this command", required=False),
+        "scene": Port("ArmScene", "the cell before this command", required=False),
         "notice": Port("str", required=False),
     }
     outputs = {
@@ -199,7 +200,10 @@ class MatchPhrase(VoiceLeaf):
         if classification.request.unknown and match.score < 100:
             self.feedback_message = f"{match.phrase!r} is close, but the command cannot be checked against it"
             return Status.FAILURE
-        misses = plan_misses(classification.request, match.sequence, self.kit.iset, self.read("active_zone"))
+        context = self.plan_context()
+        misses = plan_misses(
+            classification.request, match.sequence, self.kit.iset, context.active_zone, context
+        )
         if misses:
             self.feedback_message = f"{match.phrase!r} is close but {'; '.join(misses)}"
             return Status.FAILURE
@@ -241,8 +245,8 @@ class Parse(VoiceLeaf):
         text = self.read("text")
         scene = self.read("scene")
         classification: Classification = self.read("classification")
-        holding = None if scene is None else scene.held is not None
-        parsed = self.kit.parser.parse(text, classification, self.read("active_zone"), holding)
+        context = None if scene is None else self.plan_context()
+        parsed = self.kit.parser.parse(text, classification, self.read("active_zone"), context)
         if parsed is None:
             unexplained = self.kit.parser.unexplained(classification.definition or text)
             self.feedback_message = (

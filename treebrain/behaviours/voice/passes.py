@@ -178,6 +178,7 @@ class Review(VoiceLeaf):
         "verdict_raw": Port("str", "the LLM validator's raw answer", required=False),
         "classification": Port("VoiceClassification", "what the command asks for"),
         "active_zone": Port("str", "the zone active before this command", required=False),
+        "scene": Port("ArmScene", "the cell before this command", required=False),
         "creative": Port("optional[VoiceCreative]", "the axes a creative plan must follow", required=False),
     }
     outputs = {"pass2": Port("VoicePass2"), "retry_issues": Port("list[str]", "issues worth a pass 3")}
@@ -189,13 +190,14 @@ class Review(VoiceLeaf):
             answered=self.read("verdict_raw") is not None,
         )
         classification: Classification = self.read("classification")
+        generation: Generation = self.read("generation")
         outcome = review_pass1(
-            self.read("generation"),
+            generation,
             self.kit.iset,
             verdict=verdict,
             validator_error=validator_error,
             request=classification.request,
-            active_zone=self.read("active_zone"),
+            context=self.plan_context(generation),
             creative=self.read("creative"),
         )
         self.write("pass2", outcome)
@@ -215,18 +217,20 @@ class Recheck(VoiceLeaf):
         "answer": Port("any", "the parsed JSON of pass 3"),
         "classification": Port("VoiceClassification", "what the command asks for"),
         "active_zone": Port("str", "the zone active before this command", required=False),
+        "scene": Port("ArmScene", "the cell before this command", required=False),
         "creative": Port("optional[VoiceCreative]", "the axes a creative plan must follow", required=False),
     }
     outputs = {"pass3": Port("VoicePass3")}
 
     def update(self) -> Status:
         classification: Classification = self.read("classification")
+        regenerated = parse_generation(self.read("answer"))
         outcome = review_pass3(
             self.read("pass2"),
-            parse_generation(self.read("answer")),
+            regenerated,
             self.kit.iset,
             request=classification.request,
-            active_zone=self.read("active_zone"),
+            context=self.plan_context(regenerated),
             creative=self.read("creative"),
         )
         self.write("pass3", outcome)

@@ -1,20 +1,24 @@
 """``treebrain eval voice``: the observation suite through the robot's voice tree, one suite case per
 case: each on a fresh tree with a fresh simulated arm (instant motion) and a fresh memory, its
 ``before`` commands first, so a case is scored by what the arm ends up holding, not only by the plan.
-The summary holds the suite's report (pass rate, refusals, executed-but-wrong per category, tokens,
-cost) and, with the measurements, the seconds of the LLM-routed commands."""
+The summary holds the suite's report (pass rate, refusals, false refusals, executed-but-wrong per
+category, tokens, cost) and, with the measurements, the seconds of the LLM-routed commands; each case's
+detail says whether it was a false refusal or executed but wrong, for ``eval compare``."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import shutil
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from treebrain.behaviours.arm.service import ArmService
+from treebrain.behaviours.base import Leaf
 from treebrain.behaviours.llm.service import choose_default_profile
 from treebrain.behaviours.voice.kit import VoiceKitService
 from treebrain.clock import MonotonicClock
@@ -150,13 +154,14 @@ def judge_case(
     """Run one case (its `before` commands first) through the tree on the arm, and judge it. A case
     the tree could not finish (a before-command failed, no trace) raises RuntimeError."""
     values = {"/voice/seed": seed}
-    for command in case.before:
-        if player is not None:
-            player.command = command
-        ran = run_command(tree, command, hz, values)
-        if not ran.succeeded:
-            reason = outcome(tree.blackboard, ran).message
-            raise RuntimeError(f"before-command {command!r} failed: {reason}")
+    with _parser_on(tree):
+        for command in case.before:
+            if player is not None:
+                player.command = command
+            ran = run_command(tree, command, hz, values)
+            ended = outcome(tree.blackboard, ran)
+            if not ran.succeeded or ended.status not in ("done", "nothing_to_do"):
+                raise RuntimeError(f"before-command {command!r} ended {ended.status}: {ended.message}")
     if player is not None:
         player.command = case.command
     started = time.perf_counter()
@@ -181,6 +186,20 @@ def judge_case(
         scripted=player is not None,
         seconds=seconds,
     )
+
+
+@contextlib.contextmanager
+def _parser_on(tree: TreebrainTree) -> Iterator[None]:
+    """A case's `before` commands set the cell up: answered by the phrase bank or the parser in
+    every configuration (``--no-parser`` tests how the model answers the case's own command)."""
+    parser = tree.nodes[PARSER_NODE]
+    assert isinstance(parser, Leaf)
+    configured = parser.params
+    parser.params = configured.model_copy(update={"enabled": True})
+    try:
+        yield
+    finally:
+        parser.params = configured
 
 
 @dataclass
