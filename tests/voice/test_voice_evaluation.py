@@ -313,6 +313,8 @@ def test_every_real_phrasing_case_has_its_answers_and_a_wrong_one_what_a_right_p
             assert case.expect.executed == 0 and case.expect.route == "llm", case.id
             assert case.offline is not None and expects_execution(case.offline), case.id
             assert answer.regenerate == answer.generate, case.id
+        elif case.id == "real_cookbook_unknown_offline":  # offline, nothing knows the dish: a question
+            assert case.offline is not None and case.offline.status == "clarify"
         else:
             assert case.offline is None, case.id
     corrected = [

@@ -168,6 +168,8 @@ class CommandParser:
         for build in request.builds:
             layers = build.recipe if build.recipe is not None else _layers(build, dish)
             zone = build.zone or (free.pop(0) if build.own_zone else None)
+            if zone is None and build.dish is not None:
+                zone = self._zone_for_dish(context)
             zone = zone or (self.iset.default_zone if dish.default_zone else None)
             if zone is not None:
                 steps.append(Step(instruction="set_active_zone", params={"zone": zone}))
@@ -191,6 +193,13 @@ class CommandParser:
             None,
         )
         return Step(instruction="change_speed", params={"speed": profile or speed.mm_s})
+
+    def _zone_for_dish(self, context: PlanContext) -> str:
+        """A dish said by its name is a dish of its own: the default zone, or -- when that already
+        holds one -- the first zone that holds nothing (else the default zone, whose limits decide)."""
+        default = self.iset.default_zone
+        order = [default, *(zone for zone in self.iset.assembly_zones if zone != default)]
+        return next((zone for zone in order if zone not in context.occupied), default)
 
     def _free_zones(self, request: PlanRequest, context: PlanContext) -> list[str] | None:
         """Zones for the dishes of their own, in order: the active zone, then the instruction set's

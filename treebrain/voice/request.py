@@ -588,6 +588,7 @@ class RequestReader:
         patterns = [pattern for group in phrases for pattern, _ in group]
         patterns += [pattern for pattern in (self._build, *self._speed_numbers) if pattern is not None]
         patterns += [pattern for group in self._dish_word_phrases() for pattern, _ in group]
+        patterns += [] if self._dish_verbs is None else [self._dish_verbs]
         spans = [found.span() for pattern in patterns for found in pattern.finditer(text.lower())]
         spans += [(mention.start, mention.end) for mention in self.cookbook().find(text)]
         return spans + self._copy_spans(text) + self._swap_spans(text)
