@@ -62,9 +62,11 @@ lint: $(VENV)/.installed-test
 	$(VENV)/bin/ruff format --check $(SOURCES)
 	$(VENV)/bin/mypy
 
-# IR-SIM's numpy math is 3.5x faster on one BLAS thread here.
+# IR-SIM's numpy math is 3.5x faster on one BLAS thread here. Two pytest-xdist workers (one per core
+# here; TEST_WORKERS=0 runs in one process) with work stealing, so the slow end-to-end tests spread.
+TEST_WORKERS ?= 2
 test: lint browser ros
-	OPENBLAS_NUM_THREADS=1 $(PY) -m pytest
+	OPENBLAS_NUM_THREADS=1 $(PY) -m pytest -n $(TEST_WORKERS) --dist worksteal
 
 bench: $(VENV)/.installed-test
 	OPENBLAS_NUM_THREADS=1 $(PY) -m benchmarks

@@ -13,9 +13,11 @@ good file pays nothing. Either way a :class:`Document` turns a data path such as
 from __future__ import annotations
 
 import bisect
+import hashlib
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
@@ -26,6 +28,7 @@ from treebrain.errors import InputError, Location, Problem
 from treebrain.yaml_source import YList, YMap, location_of, parse_yaml, read_text
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
+ValueT = TypeVar("ValueT")
 PathPart = str | int
 DataPath = tuple[PathPart, ...]
 Positions = dict[DataPath, Location]
@@ -119,6 +122,43 @@ def read_document(path: str | Path, *, as_json: bool | None = None) -> Document:
     return parse_document(
         text, str(path), as_json=Path(path).suffix == ".json" if as_json is None else as_json
     )
+
+
+class UnchangedFileCache:
+    """Values built from files, kept while their bytes stay the same (keyed by their SHA-1, not the
+    modification time, which may not change between two quick writes).
+
+    For large read-only data files that many trees of one process load again -- an evaluation
+    worker builds a tree per case, and each reads the same suite -- so they are parsed and checked
+    once. Values must be immutable (frozen models); a file that cannot be read is never cached, so
+    its error is raised, located, every time.
+    """
+
+    def __init__(self, size: int = 8) -> None:
+        self.size = size
+        self._values: OrderedDict[tuple[tuple[str, ...], bytes, Hashable], Any] = OrderedDict()
+
+    def get(
+        self, files: str | Path | Sequence[Path], build: Callable[[], ValueT], extra: Hashable = None
+    ) -> ValueT:
+        """`build()`'s value for `files` as they are now, and `extra` (anything else it depends on)."""
+        paths = [Path(files)] if isinstance(files, (str, Path)) else list(files)
+        digest = hashlib.sha1()
+        try:
+            for path in paths:
+                digest.update(f"{path}\0".encode())
+                digest.update(path.read_bytes())
+        except OSError:
+            return build()  # it words the error
+        key = (tuple(str(path.resolve()) for path in paths), digest.digest(), extra)
+        if key in self._values:
+            self._values.move_to_end(key)
+            return self._values[key]  # type: ignore[no-any-return]
+        value = build()
+        self._values[key] = value
+        if len(self._values) > self.size:
+            self._values.popitem(last=False)
+        return value
 
 
 def load_located(

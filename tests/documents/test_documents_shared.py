@@ -8,7 +8,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, ConfigDict
 
-from treebrain.documents import dotted, load_located, load_model, parse_document, read_document
+from treebrain.documents import (
+    UnchangedFileCache,
+    dotted,
+    load_located,
+    load_model,
+    parse_document,
+    read_document,
+)
 from treebrain.errors import InputError, Location
 
 
@@ -156,3 +163,25 @@ def test_every_position_starts_the_json_text_of_its_value(value: object, indent:
                 check((*path, index), child)
 
     check((), value)
+
+
+def test_a_file_cache_builds_once_per_content_and_never_keeps_an_error(tmp_path: Path) -> None:
+    path, other = tmp_path / "data.yaml", tmp_path / "other.yaml"
+    path.write_text("a: 1\n", encoding="utf-8")
+    other.write_text("b: 2\n", encoding="utf-8")
+    cache = UnchangedFileCache(size=2)
+    builds: list[str] = []
+
+    def build() -> str:
+        builds.append(path.read_text(encoding="utf-8"))
+        return builds[-1]
+
+    assert cache.get(path, build) == cache.get(path, build) == "a: 1\n"
+    path.write_text("a: 2\n", encoding="utf-8")  # same size, and maybe the same modification time
+    assert cache.get(path, build) == "a: 2\n"
+    assert cache.get([path, other], build) == "a: 2\n"  # a set of files is a key of its own
+    assert cache.get(path, build, extra="variant") == "a: 2\n"
+    assert len(builds) == 4
+    path.unlink()
+    with pytest.raises(FileNotFoundError):  # the build words a file it cannot read, every time
+        cache.get(path, build)

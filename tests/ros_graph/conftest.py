@@ -1,5 +1,6 @@
 """Real ROS 2 graphs for the bridge's tests: every test process gets a domain of its own, and
-discovery never leaves this machine, so parallel runs (and CI neighbours) never see each other."""
+discovery never leaves this machine, so parallel runs, pytest-xdist's workers and CI neighbours never
+see each other."""
 
 from __future__ import annotations
 
@@ -15,7 +16,9 @@ from pathlib import Path
 import pytest
 
 os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
-os.environ["ROS_DOMAIN_ID"] = str(1 + os.getpid() % 100)
+# pytest-xdist's workers (gw0, gw1) take domains of different parity, so they never share one.
+_WORKER = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw"))
+os.environ["ROS_DOMAIN_ID"] = str(1 + (os.getpid() % 50) * 2 + _WORKER % 2)
 
 PATROL_TREE = """
 version: 1

@@ -78,6 +78,31 @@ class VoiceSettings(BaseModel):
     by_provider: dict[str, SettingsVariant] = Field(default_factory=dict)
     """Variants by provider kind (``local``, ``anthropic``, ...), e.g. short prompts for the local model."""
 
+    def files(self, base: Path) -> list[Path]:
+        """Every file these settings and their provider variants read (relative to `base`)."""
+        variants = [self, *(self.for_provider(provider) for provider in self.by_provider)]
+        named = {
+            base / name
+            for settings in variants
+            for name in (
+                settings.instruction_set,
+                settings.phrase_bank,
+                settings.classification,
+                settings.language,
+                settings.creative_axes,
+                settings.parser,
+                settings.dishes,
+                settings.examples.suite,
+                settings.examples.responses,
+            )
+            if name is not None
+        }
+        prompts = {base / settings.prompts for settings in variants}
+        named |= {
+            file for folder in prompts if folder.is_dir() for file in folder.rglob("*") if file.is_file()
+        }
+        return sorted(named)
+
     def for_provider(self, provider: str | None) -> VoiceSettings:
         """These settings as the given kind of provider should see them."""
         variant = self.by_provider.get(provider or "")

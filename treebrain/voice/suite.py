@@ -14,7 +14,7 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from treebrain.documents import Document, read_document
+from treebrain.documents import Document, UnchangedFileCache, read_document
 from treebrain.llm import LLMError, LLMErrorKind, LLMFailure
 from treebrain.voice.outcome import CommandStatus
 from treebrain.voice.prompts import PromptRequest
@@ -132,8 +132,16 @@ class Suite(BaseModel):
     cases: list[SuiteCase] = Field(min_length=1)
 
 
+_LOADED = UnchangedFileCache()
+"""Suites and scripted answers already read by this process (each tree of an evaluation reads them)."""
+
+
 def load_suite(path: str | Path) -> Suite:
     """The suite, with unique ids and unique commands checked."""
+    return _LOADED.get(path, lambda: _read_suite(path))
+
+
+def _read_suite(path: str | Path) -> Suite:
     document = read_document(path)
     suite = document.validate(Suite)
     if suite is not None:
@@ -256,10 +264,14 @@ class ScriptedSuiteResponder:
 
 def load_scripted_responses(path: str | Path, suite: Suite) -> ScriptedResponses:
     """The responses file; every key must be a case id of `suite`."""
+    known = frozenset(case.id for case in suite.cases)
+    return _LOADED.get(path, lambda: _read_responses(path, known), extra=known)
+
+
+def _read_responses(path: str | Path, known: frozenset[str]) -> ScriptedResponses:
     document = read_document(path)
     responses = document.validate(ScriptedResponses)
     if responses is not None:
-        known = {case.id for case in suite.cases}
         for case_id in responses.responses:
             if case_id not in known:
                 document.problem(["responses", case_id], "no suite case has this id")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from py_trees.common import Status
@@ -25,6 +26,7 @@ from treebrain.behaviours.voice.kit import (
     VoiceLeaf,
     robot_voice_settings,
 )
+from treebrain.documents import UnchangedFileCache, load_model
 from treebrain.errors import InputError
 from treebrain.robots.arm.workcell import ArmScene
 from treebrain.validators import register_validator
@@ -33,7 +35,7 @@ from treebrain.voice.classify import Classification
 from treebrain.voice.command_input import prepare_command
 from treebrain.voice.creative import draw_axes
 from treebrain.voice.isa import InstructionSet
-from treebrain.voice.kit import load_voice_kit
+from treebrain.voice.kit import VoiceSettings, load_voice_kit
 from treebrain.voice.passes import Generation, Pass2Outcome, Pass3Outcome, needs_pass3, parse_generation
 from treebrain.voice.plan_check import plan_misses
 from treebrain.voice.prompts import Purpose
@@ -76,6 +78,21 @@ class LoadKitParams(Params):
     )
 
 
+_CHECKED_KITS = UnchangedFileCache()
+"""Voice configurations already checked by this process, by the bytes of every file they read: an
+evaluation loads a tree per case, and each load checks the configuration and all its provider variants."""
+
+
+def _kit_problems(path: Path) -> tuple[str, ...]:
+    """What stops `path` or one of its provider variants from loading."""
+    try:
+        for provider in (None, *load_voice_kit(path).settings.by_provider):
+            load_voice_kit(path, provider=provider)
+    except InputError as error:
+        return tuple(dict.fromkeys(str(problem) for problem in error.problems))
+    return ()
+
+
 class LoadKit(VoiceLeaf):
     """Loads the voice configuration for this tree's default LLM provider; reloads it after learning."""
 
@@ -94,12 +111,11 @@ class LoadKit(VoiceLeaf):
         except ValueError as error:
             problems.append(str(error))
         try:
-            variants = load_voice_kit(path).settings.by_provider
-            for provider in variants:
-                load_voice_kit(path, provider=provider)
-        except InputError as error:
-            problems.extend(str(problem) for problem in error.problems if str(problem) not in problems)
-        return problems
+            files = [path, *load_model(path, VoiceSettings).files(path.parent)]
+        except InputError:
+            files = []  # nothing to key on: checked afresh, and the problems say why
+        found = _CHECKED_KITS.get(files, lambda: _kit_problems(path)) if files else _kit_problems(path)
+        return problems + [problem for problem in found if problem not in problems]
 
     def update(self) -> Status:
         setup = self.setup_info
