@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib.util
+import subprocess
+import sys
 import threading
 
 import pytest
@@ -129,3 +131,28 @@ def test_real_gemma_decode_stops_on_cancel():
     outcome = call.outcome()
     assert isinstance(outcome, LLMError)
     assert outcome.kind is LLMErrorKind.CANCELLED
+
+
+@pytest.mark.slow
+@pytest.mark.local_llm
+@needs_llama
+def test_what_the_program_prints_while_the_model_loads_reaches_its_output():
+    """The model loads on a worker thread: the process's stdout and stderr stay where they were."""
+    program = """
+import os, threading
+from treebrain.llm.providers.local import LocalProvider
+loading = threading.Thread(target=LocalProvider(n_ctx=512).load)
+loading.start()
+writes = 0
+while loading.is_alive():
+    writes += os.write(1, b"o") + os.write(2, b"e") - 1
+    loading.join(0.01)
+print(f" {writes}", flush=True)
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", program], check=False, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    shown, writes = done.stdout.split()
+    assert int(writes) > 10 and shown == "o" * int(writes)  # none went to /dev/null
+    assert done.stderr == "e" * int(writes)

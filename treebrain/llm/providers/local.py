@@ -139,7 +139,12 @@ _native_log_sink: list[Any] = []
 
 def _silence_native_log(llama_cpp: Any) -> None:
     """llama.cpp prints notes (e.g. about its KV cache) to stderr even with ``verbose=False``;
-    they would interleave with the CLI's output, so its log callback drops them."""
+    they would interleave with the CLI's output, so its log callback drops them.
+
+    With ``verbose=False`` llama-cpp-python also points the *process's* stdout and stderr at
+    /dev/null while a model loads or a grammar compiles. The model loads on an LLM leaf's worker
+    thread, so whatever the tree printed meanwhile -- a run's last line -- was lost; that
+    redirection is switched off (the callback already keeps llama.cpp quiet)."""
     if _native_log_sink:
         return
 
@@ -149,6 +154,9 @@ def _silence_native_log(llama_cpp: Any) -> None:
 
     _native_log_sink.append(drop)
     llama_cpp.llama_log_set(drop, ctypes.c_void_p(0))
+    redirect = llama_cpp._utils.suppress_stdout_stderr
+    redirect.__enter__ = lambda self: self
+    redirect.__exit__ = lambda self, *raised: None
 
 
 def default_threads() -> tuple[int, int]:
