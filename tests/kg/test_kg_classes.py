@@ -31,8 +31,10 @@ def test_the_kitchens_own_lists_win_and_the_classes_add_synonyms(kitchen_dir: Pa
     classes = (samples / "EPIC_100_verb_classes.csv", samples / "EPIC_100_noun_classes.csv")
     vocabulary = load_kitchen_config(kitchen_dir / "kitchen.yaml", classes).vocabulary
     assert (plain.names.canonical("wok"), vocabulary.names.canonical("wok")) == ("wok", "pan")
-    assert vocabulary.names.canonical("tinfoil") == "foil"
-    assert vocabulary.names.canonical("towels") == "cloth"
+    # a class the kitchen does not list is no synonym table: its key would replace the words used
+    # ("detergent" shown as "washing liquid") and merge different things ("napkin" and "cloth")
+    assert vocabulary.names.canonical("tinfoil") == "tinfoil"
+    assert vocabulary.names.canonical("towels") == "towel"
     assert vocabulary.names.canonical("vegetable oil") == "olive oil"  # oil is the kitchen's olive oil
     assert vocabulary.zone_for("the faucet") == ("tap", "appliance")  # a class of a zone adds zone phrases
     decant = extract_entities("decant the oil into a jug", vocabulary)
@@ -44,6 +46,18 @@ def test_the_kitchens_own_lists_win_and_the_classes_add_synonyms(kitchen_dir: Pa
     )
     assert extract_entities("stack the plates", vocabulary).verb_type is None  # a class the kitchen lacks
     assert vocabulary.verbs["pick up"].type is UpdateType.TAKE  # the kitchen's own entry is kept
+
+
+def test_packaging_and_hands_never_join_a_food_through_their_class(tmp_path: Path, kitchen_dir: Path) -> None:
+    nouns = tmp_path / "nouns.csv"
+    nouns.write_text(
+        "id,key,instances,category\n"
+        "1,package,\"['package', 'box:egg', 'wrapper']\",containers\n"
+        "2,hand,\"['hand', 'hand:left']\",body\n"
+    )
+    vocabulary = load_kitchen_config(kitchen_dir / "kitchen.yaml", (None, nouns)).vocabulary
+    assert vocabulary.names.canonical("wrapper") == "wrapper"  # "egg box" is the kitchen's egg
+    assert extract_entities("wash hands", vocabulary).target_kind == "none"
 
 
 def test_a_broken_class_file_is_located(tmp_path: Path, kitchen_dir: Path) -> None:

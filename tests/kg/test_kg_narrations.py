@@ -14,6 +14,7 @@ from treebrain.kg.narrations import (
     natural_key,
     of_video,
     parse_timestamp,
+    read_narration_file,
     read_narrations,
     videos_of,
 )
@@ -95,12 +96,22 @@ def test_every_bad_row_is_reported_with_its_line(tmp_path: Path) -> None:
     )
     with pytest.raises(InputError) as raised:
         read_narrations(path)
-    assert [str(problem) for problem in raised.value.problems] == [
-        f"{path}:3: start_timestamp: expected seconds (e.g. 12.5) or HH:MM:SS.ff, got 'later'",
-        f"{path}:4: stop_timestamp: end 4.0 is before start 5.0",
-        f"{path}:5: narration: expected the narration text, got ''",
-        f"{path}:6: narration_id: 'a' is already used on line 2",
-        f"{path}:7: expected 4 fields, got fewer",
+    expected = [
+        f"{path}:3: start_timestamp: expected seconds (e.g. 12.5) or HH:MM:SS.ff, got 'later'; the end is used instead",
+        f"{path}:4: stop_timestamp: the narration ends (4 s) before it starts (5 s); it is taken to end when it starts",
+        f"{path}:5: narration: expected the narration text, got ''; skipped",
+        f"{path}:6: narration_id: 'a' is already used on line 2; kept as 'a#6'",
+        f"{path}:7: expected 4 fields, got fewer (no stop_timestamp, narration)",
+        f"{path}:7: narration: expected the narration text, got None; skipped",
+    ]
+    assert [str(problem) for problem in raised.value.problems] == expected
+    kept = read_narration_file(path)
+    assert [str(problem) for problem in kept.problems] == expected
+    assert [(item.id, item.start, item.end) for item in kept.narrations] == [
+        ("a", 1.0, 2.0),
+        ("b", 2.0, 2.0),
+        ("c", 5.0, 5.0),
+        ("a#6", 8.0, 9.0),
     ]
 
 
@@ -109,9 +120,15 @@ def test_missing_columns_and_bad_jsonl_lines(tmp_path: Path) -> None:
     csv_path.write_text("id,start,narration\n1,2,3\n")
     with pytest.raises(InputError) as raised:
         read_narrations(csv_path)
-    assert str(raised.value) == (
-        f"{csv_path}:1: missing column(s) start_timestamp, stop_timestamp (the header has id, start, narration)"
-    )
+    assert [str(problem) for problem in raised.value.problems] == [
+        f"{csv_path}:1: missing column start_timestamp: each narration starts when it ends (or, with no time column at all, at its row number)",
+        f"{csv_path}:1: missing column stop_timestamp: each narration ends when it starts",
+    ]
+    assert [(item.start, item.text) for item in read_narration_file(csv_path).narrations] == [(2.0, "3")]
+    no_text = tmp_path / "y.csv"
+    no_text.write_text("start_timestamp,stop_timestamp\n1,2\n")
+    with pytest.raises(InputError, match="missing column narration"):
+        read_narration_file(no_text)
     jsonl_path = tmp_path / "x.jsonl"
     jsonl_path.write_text(
         '{"narration": "a", "start_timestamp": 1, "stop_timestamp": 2}\n[1]\n{"narration": \n'

@@ -94,19 +94,23 @@ def test_ingest_runs_the_tree_per_narration_and_saves_the_expected_kitchen(
     assert not list(cereal_kitchen.parent.glob(".kg.json.*.tmp"))
 
 
-def test_ingest_reports_a_bad_narration_file_without_touching_the_graph(
+def test_ingest_reports_each_bad_row_on_its_line_and_ingests_the_rest(
     capsys: pytest.CaptureFixture[str], files: Any, tmp_path: Path
 ) -> None:
     narrations = tmp_path / "bad.csv"
     narrations.write_text(
-        "narration_id,start_timestamp,stop_timestamp,narration\na,00:00:05,00:00:01,take milk\n"
+        "narration_id,start_timestamp,stop_timestamp,narration\n"
+        "a,00:00:05,00:00:01,take milk\n"
+        "b,00:00:06,00:00:07,\n"
+        "a,00:00:08,00:00:09,put milk in fridge\n"
     )
-    code, _, err = run(
-        capsys, "kg", "ingest", narrations, "--robot", files.robot, "--kg", tmp_path / "kg.json"
-    )
-    assert code == 2
-    assert f"{narrations}:2: stop_timestamp: end 1.0 is before start 5.0" in err
-    assert not (tmp_path / "kg.json").exists()
+    graph = tmp_path / "kg.json"
+    code, _, err = run(capsys, "kg", "ingest", narrations, "--robot", files.robot, "--kg", graph)
+    assert code == 0
+    assert f"{narrations}:2: stop_timestamp: the narration ends (1 s) before it starts (5 s)" in err
+    assert f"{narrations}:3: narration: expected the narration text, got ''; skipped" in err
+    assert f"{narrations}:4: narration_id: 'a' is already used on line 2; kept as 'a#4'" in err
+    assert '"a#4"' in graph.read_text()
 
 
 def test_an_unknown_provider_lists_the_profiles(

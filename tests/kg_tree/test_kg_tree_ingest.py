@@ -179,3 +179,45 @@ def test_eval_scores_the_story_suite_through_the_tree(
     assert len(outcomes) == 502
     assert {outcome["source"] for outcome in outcomes} == {"rules", None}
     assert set(written["measured"]["suite"]["seconds"]) == set(stories)
+
+
+def test_eval_scores_a_labelled_video_through_the_tree(
+    capsys: pytest.CaptureFixture[str], files: Any, tmp_path: Path
+) -> None:
+    narrations = tmp_path / "train.csv"
+    texts = ["open fridge", "take butter", "put butter", "close fridge", "take knife", "wash hands"]
+    rows = [f"P90_01_{i},P90_01,{2 * i}.0,{2 * i + 1}.0,{text}" for i, text in enumerate(texts)]
+    narrations.write_text(
+        "narration_id,video_id,start_timestamp,stop_timestamp,narration\n" + "\n".join(rows) + "\n"
+    )
+    truth = tmp_path / "truth"
+    truth.mkdir()
+    objects = [
+        {
+            "id": "butter",
+            "names": ["butter"],
+            "narrations": ["P90_01_1", "P90_01_2"],
+            "place": "fridge",
+            "certainty": "likely",
+        },
+        {"id": "knife", "names": ["knife"], "narrations": ["P90_01_4"], "place": "hand", "certainty": "sure"},
+    ]
+    (truth / "P90_01.json").write_text(json.dumps({"video": "P90_01", "split": "train", "objects": objects}))
+    argv = (
+        "eval",
+        "kg",
+        "--robot",
+        files.robot,
+        "--truth",
+        truth,
+        "--narrations",
+        narrations,
+        "--provider",
+        "none",
+    )
+    code, out, _ = run(capsys, *argv, "--json", tmp_path / "videos.json", "--workers", "1", "--hz", "2000")
+    assert code == 0
+    assert "| P90_01 | 6 | 100.0% (2/2) | 100.0% (2/2) | 100.0% (1/1) | 100.0% (1/1) | 0 | 0 | 0 | - |" in out
+    code, _, err = run(capsys, "eval", "kg", "--robot", files.robot, "--truth", truth, "--provider", "none")
+    assert code == 2
+    assert "--truth DIR and --narrations FILE go together" in err

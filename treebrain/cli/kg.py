@@ -26,7 +26,7 @@ from treebrain.cli.common import EXIT_FAILURE, EXIT_OK
 from treebrain.cli.kg_queries import add_query_commands
 from treebrain.errors import InputError
 from treebrain.kg.ingest import SavePolicy, plan_ingest
-from treebrain.kg.narrations import read_narrations
+from treebrain.kg.narrations import read_narration_file
 from treebrain.kg.pipeline import NarrationOutcome
 from treebrain.sessions.kitchen import DEFAULT_ROBOT, KitchenSession, NarrationFailed, run_options
 
@@ -54,8 +54,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     try:
         if session.kitchen.kg_path is None:
             raise InputError.single("no graph file: pass --kg or set driver.params.kg", args.robot)
-        narrations = read_narrations(args.narrations, session.kitchen.config.columns)
-        plan = plan_ingest(narrations, session.kitchen.kg, args.narrations, args.video)
+        read = read_narration_file(args.narrations, session.kitchen.config.columns)
+        plan = plan_ingest(read.narrations, session.kitchen.kg, args.narrations, args.video)
     except BaseException:
         session.close()
         raise
@@ -63,6 +63,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     console.print(_starting(session, args.new), markup=False)
     for note in [*session.kitchen.load_warnings, *plan.notes]:
         console.print(f"note: {note}", markup=False)
+    for problem in read.problems:  # bad rows are mended or skipped; the rest is ingested
+        console.print(f"warning: {problem}", markup=False)
     policy = SavePolicy(every=args.save_every, seconds=args.save_seconds)
     outcomes: list[tuple[NarrationOutcome, float]] = []
     failures: list[str] = []

@@ -54,9 +54,12 @@ class Mentions:
         return self.names.canonical(name) in self.things or (by_head and self.names.head(name) in self.heads)
 
     def place(self, text: str, vocabulary: Vocabulary) -> bool:
-        """Whether the narration names the place `text` (a zone phrase, or a thing used as a place)."""
+        """Whether the narration names the place `text`: a zone phrase, a zone by its head noun ("the
+        bag" for the shopping bag, a bag being an object of its own), or a thing used as a place."""
         zone = vocabulary.zone_for(text)
-        return zone[0] in self.zones if zone is not None else self.thing(text, by_head=True)
+        if zone is None:
+            return self.thing(text, by_head=True)
+        return zone[0] in self.zones or self.names.head(zone[0]) in self.heads
 
 
 def disagreements(

@@ -10,6 +10,7 @@ a bowl put into itself), the graph is repaired and the report carries a warning.
 from __future__ import annotations
 
 from treebrain.kg.consistency import free_hand_for, put_back
+from treebrain.kg.context import last_container, open_receptacle, unsaid_place
 from treebrain.kg.graph import KitchenGraph
 from treebrain.kg.models import (
     ExecutionReport,
@@ -17,9 +18,12 @@ from treebrain.kg.models import (
     Interaction,
     KgUpdate,
     Narration,
+    NewFood,
     OutcomeKind,
+    PlaceCertainty,
     UpdateType,
 )
+from treebrain.kg.names import normalise_phrase
 from treebrain.kg.places import PlaceResolver, names_place
 from treebrain.kg.vocabulary import Vocabulary
 
@@ -51,6 +55,8 @@ def apply_update(
     kg.record(
         food_id, _interaction(narration, update.action, outcome, update.location_context, notes, update)
     )
+    for name in update.also:
+        created += apply_update(kg, _same_for(kg, update, name), narration, vocabulary).created
     return ExecutionReport(
         narration_id=narration.id,
         outcome=outcome,
@@ -60,6 +66,32 @@ def apply_update(
         source=update.source,
         confidence=update.confidence,
         warnings=tuple(warnings),
+    )
+
+
+def _same_for(kg: KitchenGraph, update: KgUpdate, name: str) -> KgUpdate:
+    """The update for a further object a conjunction names ("and fork"): moved the same way; the one
+    of that name in hand when putting down or changing, one not in hand when taking (the newest),
+    else a new one."""
+    destination = update.destination
+    taking = destination is not None and destination.kind == "hand"
+    held = [food_id for food_id in kg.hands().values() if kg.same_food_name(kg.view(food_id, 0).name, name)]
+    found = kg.foods_named(name, limit=1, exclude=held) if taking else held or kg.foods_named(name, limit=1)
+    if not found:
+        new_food = NewFood(name=name)
+        return update.model_copy(
+            update={
+                "update_type": UpdateType.CREATE_NEW,
+                "target_food_id": None,
+                "new_food": new_food,
+                "also": (),
+            }
+        )
+    kind = update.update_type
+    if kind is UpdateType.CREATE_NEW:
+        kind = UpdateType.TAKE if taking else UpdateType.PLACE if destination else UpdateType.MODIFY_STATE
+    return update.model_copy(
+        update={"update_type": kind, "target_food_id": found[0], "new_food": None, "also": ()}
     )
 
 
@@ -86,13 +118,42 @@ def _move(
         _put(kg, food_id, places.place(destination.zone), warnings)
     elif destination is not None and destination.kind == "back":
         put_back(kg, food_id)
+    elif destination is None and _pours_unheld(kg, food_id, update, places.vocabulary):
+        container = last_container(kg, places.vocabulary, food_id)
+        if container is not None:
+            _put(kg, food_id, container, warnings, "likely")
     elif update.update_type is UpdateType.PLACE or (
         destination is not None and destination.kind == "unknown"
     ):
-        kg.forget_location(food_id)
+        if kg.hand_of(food_id) is None and kg.location_of(food_id) is not None:
+            _shift(kg, food_id, places, warnings)
+        else:
+            unsaid = unsaid_place(kg, places.vocabulary, places.seen_at)
+            _put(kg, food_id, places.place(unsaid), warnings, "likely")
 
 
-def _put(kg: KitchenGraph, food_id: str, place_id: str, warnings: list[str]) -> None:
+def _pours_unheld(kg: KitchenGraph, food_id: str, update: KgUpdate, vocabulary: Vocabulary) -> bool:
+    """Whether the update pours a thing not in hand (its container is not held either), with no place."""
+    entry = vocabulary.verbs.get(normalise_phrase(update.action))
+    return entry is not None and entry.pours and kg.hand_of(food_id) is None
+
+
+def _shift(kg: KitchenGraph, food_id: str, places: PlaceResolver, warnings: list[str]) -> None:
+    """A bare put of a thing not in hand ("place pan" on the hob): into a receptacle opened since it
+    was last handled, else it stays where it is (never to an unknown place); a thing already in a
+    receptacle stays there ("move pan" on the hob while a drawer stands open for the lighter)."""
+    vocabulary = places.vocabulary
+    zone_id = kg.zone_of(food_id)
+    if zone_id is not None and kg.zone_view(zone_id).name in vocabulary.receptacles:
+        return
+    receptacle = open_receptacle(kg, vocabulary, places.seen_at, kg.last_seen(food_id))
+    if receptacle is not None:
+        _put(kg, food_id, receptacle, warnings, "likely")
+
+
+def _put(
+    kg: KitchenGraph, food_id: str, place_id: str, warnings: list[str], certainty: PlaceCertainty = "sure"
+) -> None:
     """Put a food at a place; a place inside the food itself ("the bowl into its own spoon") is refused
     and the food goes to that place's zone instead."""
     if kg.has_food(place_id) and kg.contains(food_id, place_id):
@@ -103,9 +164,9 @@ def _put(kg: KitchenGraph, food_id: str, place_id: str, warnings: list[str]) -> 
         if zone_id is None:
             kg.forget_location(food_id)
         else:
-            kg.put_at(food_id, zone_id)
+            kg.put_at(food_id, zone_id, certainty)
         return
-    kg.put_at(food_id, place_id)
+    kg.put_at(food_id, place_id, certainty)
 
 
 def _interaction(

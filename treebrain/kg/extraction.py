@@ -63,6 +63,8 @@ def extract_entities(text: str, vocabulary: Vocabulary) -> Extraction:
         reason = f"{len(tokens)} words: too long to be one narrated action (at most {vocabulary.max_narration_words})"
         return Extraction(not_object=reason, target_kind="none")
     verb_span, verb = _find_verb(tokens, vocabulary)
+    if verb_span is not None and verb is not None and verb.type is UpdateType.PLACE:
+        verb_span = _without_preposition(verb_span, tokens, vocabulary)
     taken = set(range(verb_span.start, verb_span.end)) if verb_span else set()
     hand_span = _first_span(tokens, vocabulary.hand_phrases, taken)
     if hand_span:
@@ -71,10 +73,14 @@ def extract_entities(text: str, vocabulary: Vocabulary) -> Extraction:
     noun_start = verb_span.end if verb_span else 0
     quantity = _quantity_at(tokens, noun_start, taken, vocabulary)
     target = _object(tokens, noun_start, taken, vocabulary)
+    also = _conjoined(tokens, noun_start, taken, vocabulary) if target.kind == "food" else ()
     verb_type = verb.type if verb else None
     place = _preferred_place(places, verb_type)
     location, role = (place.name, place.role) if place else (None, None)
-    if target.kind == "zone":
+    if target.kind == "zone" and verb_type is UpdateType.PLACE:
+        # "put in dishwasher" (the class file's verb "put in"): the zone is where the held thing goes
+        location, role, target = target.name, "destination", _Object("unknown")
+    elif target.kind == "zone":
         location, role = target.name, None
     return Extraction(
         verb=verb.verb if verb else _unknown_verb(tokens, verb_span),
@@ -92,6 +98,7 @@ def extract_entities(text: str, vocabulary: Vocabulary) -> Extraction:
         quantity=quantity if target.kind == "food" else None,
         new_instance=_mentions_new_instance(tokens, vocabulary),
         target_kind=target.kind,
+        also=tuple(name for name in also if name != target.name),
     )
 
 
@@ -128,6 +135,14 @@ def _find_verb(tokens: list[str], vocabulary: Vocabulary) -> tuple[_Span | None,
     if tokens and _is_free_word(tokens[0], vocabulary):
         return _Span(0, 1, tokens[0], tokens[0]), None
     return None, None
+
+
+def _without_preposition(span: _Span, tokens: list[str], vocabulary: Vocabulary) -> _Span:
+    """A put verb ending in a preposition (a class file's "put in") without it, so that "put in
+    measuring jug" reads the jug as the place, not as the thing put."""
+    if span.end - span.start > 1 and tokens[span.end - 1] in vocabulary.prepositions:
+        return _Span(span.start, span.end - 1, span.key, span.value)
+    return span
 
 
 def _is_free_word(token: str, vocabulary: Vocabulary) -> bool:
@@ -253,6 +268,24 @@ def _object(tokens: list[str], start: int, taken: set[int], vocabulary: Vocabula
         )
         return _Object("unknown", reason=reason)
     return _named(phrase, vocabulary)
+
+
+def _conjoined(tokens: list[str], start: int, taken: set[int], vocabulary: Vocabulary) -> tuple[str, ...]:
+    """The objects "and" adds after the object's noun phrase ("take spoon and fork and put ..."): each
+    noun phrase after an "and", up to one that is no object (a verb starting another action)."""
+    while start < len(tokens) and start in taken:
+        start += 1
+    end = _phrase_end(tokens, start, taken, vocabulary)
+    names: list[str] = []
+    while end + 1 < len(tokens) and tokens[end] == "and" and tokens[end + 1] not in vocabulary.verbs:
+        following = _phrase_end(tokens, end + 1, taken, vocabulary)
+        phrase = _phrase_words(tokens[end + 1 : following], vocabulary)
+        named = _named(phrase, vocabulary) if 0 < len(phrase) <= vocabulary.max_words else None
+        if named is None or named.kind != "food" or named.name is None:
+            break
+        names.append(named.name)
+        end = following
+    return tuple(names)
 
 
 def _named(phrase: list[str], vocabulary: Vocabulary) -> _Object:

@@ -24,7 +24,7 @@ from typing import Any
 
 import networkx as nx
 
-from treebrain.kg.models import FoodView, HandSlot, Interaction, MatchKind, ZoneView
+from treebrain.kg.models import FoodView, HandSlot, Interaction, MatchKind, PlaceCertainty, ZoneView
 from treebrain.kg.names import NameResolver, SynonymResolver, normalise_phrase, slug
 
 LOCATED_IN = "located_in"
@@ -40,9 +40,11 @@ class KitchenGraph:
         self._by_head: dict[str, list[tuple[float, str]]] = {}
         self._keys: dict[str, tuple[str, str]] = {}
         self._zones_by_name: dict[str, str] = {}
+        self._zone_ids: list[str] = []
         self._hands: dict[HandSlot, str] = {}
         self._next_number: dict[str, int] = {}
         self._narrations: set[str] = set()
+        self._last_handled: str | None = None
 
     # ----- creating nodes -------------------------------------------------------------------------
     def add_food(
@@ -81,6 +83,7 @@ class KitchenGraph:
         hand: HandSlot | None,
         last_zone: str | None,
         history: list[Interaction],
+        place_certainty: PlaceCertainty = "sure",
     ) -> None:
         self.graph.add_node(
             food_id,
@@ -99,6 +102,7 @@ class KitchenGraph:
         for bucket in self._buckets(food_id):
             bisect.insort(bucket, (last_seen, food_id))
         self._remember(history)
+        self._set_certainty(food_id, place_certainty)
         if hand is not None:
             self.hold(food_id, hand)
 
@@ -118,6 +122,7 @@ class KitchenGraph:
             zone_id, kind="zone", name=name, zone_type=zone_type, state=state, history=history
         )
         self._zones_by_name.setdefault(normalise_phrase(name), zone_id)
+        self._zone_ids.append(zone_id)
         self._count_existing_id(zone_id)
         self._remember(history)
 
@@ -202,15 +207,32 @@ class KitchenGraph:
         zone: str | None = self.graph.nodes[food_id]["last_zone"]
         return zone
 
+    def place_certainty(self, food_id: str) -> PlaceCertainty:
+        """Whether the food's place was said ("sure") or inferred from what was open or in use ("likely")."""
+        certainty: PlaceCertainty = self.graph.nodes[food_id].get("place_certainty", "sure")
+        return certainty
+
     def last_seen(self, food_id: str) -> float:
         seen: float = self.graph.nodes[food_id]["last_seen"]
         return seen
+
+    def last_handled(self) -> str | None:
+        """The food the latest narration was about (after a reload: the one seen last)."""
+        if self._last_handled is None or not self.has_food(self._last_handled):
+            self._last_handled = max(self.food_ids(), key=self.last_seen, default=None)
+        return self._last_handled
 
     def food_ids(self) -> Iterator[str]:
         return (node for node, kind in self.graph.nodes(data="kind") if kind == "food")
 
     def zone_ids(self) -> Iterator[str]:
-        return (node for node, kind in self.graph.nodes(data="kind") if kind == "zone")
+        """Every zone, in the order they were added (an index: a kitchen has few zones, many foods)."""
+        return iter(self._zone_ids)
+
+    def zones_in_state(self, state: str) -> list[str]:
+        """The zones whose state is `state` ("open"), without building a view of every zone."""
+        nodes = self.graph.nodes
+        return [zone_id for zone_id in self._zone_ids if nodes[zone_id]["state"] == state]
 
     def food_count(self) -> int:
         return len(self._keys)
@@ -240,11 +262,15 @@ class KitchenGraph:
             interaction_count=len(history),
             recent=tuple(history[-recent:]) if recent > 0 else (),
             match=match,
+            place_certainty=self.place_certainty(food_id),
         )
 
     def zone_view(self, zone_id: str) -> ZoneView:
+        """A read-only view of one zone, built without re-validation like :meth:`view`."""
         node = self.graph.nodes[zone_id]
-        return ZoneView(zone_id=zone_id, name=node["name"], zone_type=node["zone_type"], state=node["state"])
+        return ZoneView.model_construct(
+            zone_id=zone_id, name=node["name"], zone_type=node["zone_type"], state=node["state"]
+        )
 
     def history(self, node_id: str) -> list[Interaction]:
         """The full interaction history of a food or zone, oldest first."""
@@ -275,12 +301,22 @@ class KitchenGraph:
         self.graph.nodes[food_id]["hand"] = hand
         self._hands[hand] = food_id
 
-    def put_at(self, food_id: str, place_id: str) -> None:
-        """Move a food to a zone or into/onto another object (out of any hand)."""
+    def put_at(self, food_id: str, place_id: str, certainty: PlaceCertainty = "sure") -> None:
+        """Move a food to a zone or into/onto another object (out of any hand); `certainty` says
+        whether a narration named the place or the context implied it."""
         if self.has_food(place_id) and self.contains(food_id, place_id):
             raise ValueError(f"{food_id} cannot be put in {place_id}, which is in it")
         self.forget_location(food_id)
         self.graph.add_edge(food_id, place_id, relation=LOCATED_IN)
+        self._set_certainty(food_id, certainty)
+
+    def _set_certainty(self, food_id: str, certainty: PlaceCertainty) -> None:
+        """Only a likely place is marked on the node (and in the saved file); sure is the default."""
+        node = self.graph.nodes[food_id]
+        if certainty == "likely":
+            node["place_certainty"] = certainty
+        else:
+            node.pop("place_certainty", None)
 
     def forget_location(self, food_id: str) -> None:
         """The food is neither held nor at a known place any more."""
@@ -311,6 +347,7 @@ class KitchenGraph:
         node = self.graph.nodes[food_id]
         node["history"].append(interaction)
         self._remember([interaction])
+        self._last_handled = food_id
         seen = node["last_seen"]
         if interaction.end > seen:
             for bucket in self._buckets(food_id):

@@ -15,6 +15,9 @@ HandSlot = Literal["left", "right"]
 #: The order free hands are used in when a narration does not say which hand.
 HAND_ORDER: tuple[HandSlot, ...] = ("right", "left")
 Confidence = Literal["normal", "low"]
+#: Whether a place was said by a narration ("sure") or inferred from the context ("likely": the
+#: fridge was open, the person works at the counter).
+PlaceCertainty = Literal["sure", "likely"]
 #: Why a food was offered as a candidate: same name, same head noun, or simply held in a hand.
 MatchKind = Literal["name", "similar", "in_hand", ""]
 
@@ -96,19 +99,21 @@ class FoodView(Frozen):
     interaction_count: int = 0
     recent: tuple[Interaction, ...] = ()
     match: MatchKind = ""
+    place_certainty: PlaceCertainty = "sure"
 
     @property
     def location_text(self) -> str:
         """Where the food is: "in left hand", "at fridge (zone_fridge_1)", "in plate (food_plate_1) at
-        table (zone_table_1)", "location unknown"."""
+        table (zone_table_1)", "location unknown"; a place inferred from the context says "likely"."""
         if self.hand:
             return f"in {self.hand} hand"
         if self.location_id is None:
             return "location unknown"
+        likely = "likely " if self.place_certainty == "likely" else ""
         if self.location_id == self.zone_id:
-            return f"at {self.zone_name} ({self.zone_id})"
+            return f"{likely}at {self.zone_name} ({self.zone_id})"
         zone = f" at {self.zone_name} ({self.zone_id})" if self.zone_id else ""
-        return f"in {self.location_name} ({self.location_id}){zone}"
+        return f"{likely}in {self.location_name} ({self.location_id}){zone}"
 
     @property
     def place_name(self) -> str:
@@ -140,7 +145,8 @@ class Extraction(Frozen):
     vocabulary does not list, named as the narration names it (the open vocabulary). `not_object`
     says why a narration is about no object ("wash hands"). `carries` says the verb takes the object
     where the narration says ("tear lettuce into bowl"); `pours`, that it does so when the object is
-    inside another one ("pour eggs into pan": out of the bowl).
+    inside another one ("pour eggs into pan": out of the bowl). `also` names the further objects a
+    conjunction adds ("take spoon and fork": the fork), which the verb moves the same way.
     """
 
     verb: str | None = None
@@ -158,6 +164,7 @@ class Extraction(Frozen):
     quantity: str | None = None
     new_instance: bool = False
     target_kind: TargetKind = "unknown"
+    also: tuple[str, ...] = ()
 
 
 class Destination(Frozen):
@@ -192,6 +199,7 @@ class KgUpdate(Frozen):
     source: Literal["llm", "rules"] = "llm"
     confidence: Confidence = "normal"
     notes: tuple[str, ...] = ()
+    also: tuple[str, ...] = Field(default=(), description="further objects moved the same way")
 
 
 class ExecutionReport(Frozen):

@@ -14,6 +14,16 @@ from typing import Protocol
 _NON_WORD = re.compile(r"[^a-z0-9]+")
 _FILLER_WORDS = frozenset({"a", "an", "the", "some", "my", "your", "this", "that", "these", "those"})
 _KEEP_FINAL_S = ("ss", "us", "is", "ous")
+#: Plurals the suffix rules get wrong ("knives" is no "knive").
+_IRREGULAR_PLURALS = {
+    "knives": "knife",
+    "leaves": "leaf",
+    "loaves": "loaf",
+    "halves": "half",
+    "shelves": "shelf",
+    "teeth": "tooth",
+    "mice": "mouse",
+}
 
 
 def words(text: str) -> list[str]:
@@ -27,7 +37,10 @@ def normalise_phrase(text: str) -> str:
 
 
 def singular(word: str) -> str:
-    """A conservative English singular ("tomatoes" -> "tomato", "berries" -> "berry", "glass" kept)."""
+    """A conservative English singular ("tomatoes" -> "tomato", "berries" -> "berry", "knives" ->
+    "knife", "glass" kept)."""
+    if word in _IRREGULAR_PLURALS:
+        return _IRREGULAR_PLURALS[word]
     if len(word) <= 3 or word.endswith(_KEEP_FINAL_S):
         return word
     if word.endswith("ies"):

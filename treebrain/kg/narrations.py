@@ -17,10 +17,11 @@ import json
 import math
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field, ValidationError
+from pydantic import Field
 
 from treebrain.errors import InputError, Location, Problem
 from treebrain.kg.models import Frozen, Narration
@@ -118,35 +119,71 @@ def _seconds_from_text(text: str) -> float:
         raise ValueError(f"expected seconds (e.g. 12.5) or HH:MM:SS.ff, got {text!r}") from None
 
 
+@dataclass(frozen=True)
+class NarrationFile:
+    """A narration file as read: the narrations kept (in file order), one located problem per thing
+    wrong with it, each saying what was done about it, and the line each narration came from."""
+
+    narrations: list[Narration]
+    problems: list[Problem]
+    lines: dict[str, int]
+
+
 def read_narrations(path: str | Path, columns: ColumnMapping | None = None) -> list[Narration]:
-    """Narrations from a ``.csv`` or ``.jsonl`` file, in file order; all bad rows reported at once."""
+    """Narrations from a ``.csv`` or ``.jsonl`` file, in file order; any problem is an InputError
+    listing all of them (for files that must be right, such as the story suite's)."""
+    read = read_narration_file(path, columns)
+    if read.problems:
+        raise InputError(read.problems)
+    return read.narrations
+
+
+def read_narration_file(path: str | Path, columns: ColumnMapping | None = None) -> NarrationFile:
+    """Every narration of a ``.csv`` or ``.jsonl`` file that can be read, with one located problem per
+    thing wrong: a missing time column (the other one, or the file order, stands in), an unreadable or
+    backwards time (mended from its neighbours), a repeated id (an exact repeat is dropped, a different
+    narration kept under ``id#line``), a row without text (skipped: nothing to ingest). A file that is
+    no narration file at all (no text column, not CSV or JSONL) is an InputError."""
     mapping = columns or ColumnMapping()
     suffix = Path(path).suffix.lower()
     if suffix not in (".csv", ".jsonl", ".ndjson"):
         raise InputError.single("expected a .csv or .jsonl narration file", path)
     text = read_text(path)
-    rows = _csv_rows(path, text, mapping) if suffix == ".csv" else _jsonl_rows(path, text)
-    problems: list[Problem] = [problem for _, _, problem in rows if problem is not None]
+    problems: list[Problem] = []
+    rows = _csv_rows(path, text, mapping, problems) if suffix == ".csv" else _jsonl_rows(path, text)
+    problems += [problem for _, _, problem in rows if problem is not None]
     narrations: list[Narration] = []
-    seen: dict[str, int] = {}
-    for line, record, problem in rows:
-        if problem is not None or record is None:
+    lines: dict[str, int] = {}
+    previous = 0.0
+    for line, record, _ in rows:
+        if record is None:
             continue
-        narration = _narration(path, line, record, mapping, problems)
+        narration = _narration(path, line, record, mapping, previous, problems)
         if narration is None:
             continue
-        if narration.id in seen:
+        previous = narration.start
+        if narration.id in lines:
+            first = lines[narration.id]
+            kept = narrations[next(i for i, item in enumerate(narrations) if item.id == narration.id)]
+            if (kept.text, kept.start, kept.end) == (narration.text, narration.start, narration.end):
+                problems.append(
+                    _problem(
+                        path, line, f"{mapping.id}: {narration.id!r} repeats line {first} exactly; skipped"
+                    )
+                )
+                continue
+            renamed = f"{narration.id}#{line}"
             problems.append(
                 _problem(
-                    path, line, f"{mapping.id}: {narration.id!r} is already used on line {seen[narration.id]}"
+                    path,
+                    line,
+                    f"{mapping.id}: {narration.id!r} is already used on line {first}; kept as {renamed!r}",
                 )
             )
-            continue
-        seen[narration.id] = line
+            narration = narration.model_copy(update={"id": renamed})
+        lines[narration.id] = line
         narrations.append(narration)
-    if problems:
-        raise InputError(sorted(problems))
-    return narrations
+    return NarrationFile(narrations=narrations, problems=sorted(problems), lines=lines)
 
 
 Row = tuple[int, dict[str, Any] | None, Problem | None]
@@ -156,23 +193,40 @@ def _problem(path: str | Path, line: int, message: str, column: int = 0) -> Prob
     return Problem(Location(str(path), line, column), message)
 
 
-def _csv_rows(path: str | Path, text: str, mapping: ColumnMapping) -> list[Row]:
+def _csv_rows(path: str | Path, text: str, mapping: ColumnMapping, problems: list[Problem]) -> list[Row]:
     reader = csv.DictReader(io.StringIO(text, newline=""))
     header = reader.fieldnames or []
-    missing = [name for name in (mapping.text, mapping.start, mapping.end) if name not in header]
-    if missing:
+    if mapping.text not in header:
         found = ", ".join(header) or "nothing"
-        raise InputError.single(f"missing column(s) {', '.join(missing)} (the header has {found})", path, 1)
+        raise InputError.single(
+            f"missing column {mapping.text} (the header has {found}): no narration can be read", path, 1
+        )
+    for column, what in _MISSING_COLUMN_NOTES.items():
+        name = getattr(mapping, column)
+        if name not in header:
+            problems.append(_problem(path, 1, f"missing column {name}: {what}"))
     rows: list[Row] = []
     for record in reader:
         line = reader.line_num  # the record's last line: exact for one-line records, after blank lines too
-        if None in record:
-            rows.append((line, None, _problem(path, line, f"expected {len(header)} fields, got more")))
-        elif any(value is None for value in record.values()):
-            rows.append((line, None, _problem(path, line, f"expected {len(header)} fields, got fewer")))
-        else:
-            rows.append((line, dict(record), None))
+        extra = record.pop(None, None)
+        if extra:
+            problems.append(
+                _problem(path, line, f"expected {len(header)} fields, got more; the extra ones are ignored")
+            )
+        absent = [name for name, value in record.items() if value is None]
+        if absent:
+            problems.append(
+                _problem(path, line, f"expected {len(header)} fields, got fewer (no {', '.join(absent)})")
+            )
+        rows.append((line, {name: value for name, value in record.items() if value is not None}, None))
     return rows
+
+
+#: What a narration file without each optional column still gives, said once at its header.
+_MISSING_COLUMN_NOTES = {
+    "start": "each narration starts when it ends (or, with no time column at all, at its row number)",
+    "end": "each narration ends when it starts",
+}
 
 
 def _jsonl_rows(path: str | Path, text: str) -> list[Row]:
@@ -193,33 +247,78 @@ def _jsonl_rows(path: str | Path, text: str) -> list[Row]:
 
 
 def _narration(
-    path: str | Path, line: int, record: dict[str, Any], mapping: ColumnMapping, problems: list[Problem]
+    path: str | Path,
+    line: int,
+    record: dict[str, Any],
+    mapping: ColumnMapping,
+    previous: float,
+    problems: list[Problem],
 ) -> Narration | None:
-    found = len(problems)
-    times: dict[str, float] = {}
-    for field, column in (("start", mapping.start), ("end", mapping.end)):
-        try:
-            times[field] = parse_timestamp(record.get(column))
-        except ValueError as error:
-            problems.append(_problem(path, line, f"{column}: {error}"))
+    """One row as a narration; what is wrong with it goes to `problems`, with what was done about it."""
     text = record.get(mapping.text)
     if not isinstance(text, str) or not text.strip():
-        problems.append(_problem(path, line, f"{mapping.text}: expected the narration text, got {text!r}"))
-    if len(problems) > found:
+        problems.append(
+            _problem(path, line, f"{mapping.text}: expected the narration text, got {text!r}; skipped")
+        )
         return None
+    start, end = _times(path, line, record, mapping, previous, problems)
     identifier = record.get(mapping.id)
     narration_id = str(identifier) if identifier not in (None, "") else f"{Path(path).stem}:{line}"
     video = record.get(mapping.video)
     numbered = _NUMBERED.match(narration_id)
-    try:
-        return Narration(
-            id=narration_id,
-            start=times["start"],
-            end=times["end"],
-            text=str(text).strip(),
-            video=str(video) if video not in (None, "") else (numbered.group(1) if numbered else ""),
+    return Narration(
+        id=narration_id,
+        start=start,
+        end=end,
+        text=str(text).strip(),
+        video=str(video) if video not in (None, "") else (numbered.group(1) if numbered else ""),
+    )
+
+
+def _times(
+    path: str | Path,
+    line: int,
+    record: dict[str, Any],
+    mapping: ColumnMapping,
+    previous: float,
+    problems: list[Problem],
+) -> tuple[float, float]:
+    """A row's start and end; a missing or unreadable one is the other one (both: the time of the
+    narration before it in the file, or with no time columns at all the row number), an end before
+    the start is the start."""
+    times: dict[str, float | None] = {}
+    for field, column in (("start", mapping.start), ("end", mapping.end)):
+        if column not in record:
+            times[field] = None
+            continue
+        try:
+            times[field] = parse_timestamp(record[column])
+        except ValueError as error:
+            times[field] = None
+            other = "the end" if field == "start" else "the start"
+            problems.append(_problem(path, line, f"{column}: {error}; {other} is used instead"))
+    start, end = times["start"], times["end"]
+    if start is None and end is None:
+        given = mapping.start in record or mapping.end in record
+        start = end = previous if given else float(line)
+        if given:
+            problems.append(
+                _problem(
+                    path,
+                    line,
+                    f"no readable time: kept in file order, at {previous:g} s like the narration before it",
+                )
+            )
+    start = end if start is None else start
+    end = start if end is None else end
+    assert start is not None and end is not None
+    if end < start:
+        problems.append(
+            _problem(
+                path,
+                line,
+                f"{mapping.end}: the narration ends ({end:g} s) before it starts ({start:g} s); it is taken to end when it starts",
+            )
         )
-    except ValidationError as error:
-        reason = "; ".join(detail["msg"].removeprefix("Value error, ") for detail in error.errors())
-        problems.append(_problem(path, line, f"{mapping.end}: {reason}"))
-        return None
+        end = start
+    return start, end

@@ -25,12 +25,12 @@ from treebrain.errors import InputError, Problem
 from treebrain.files import atomic_write_json, atomic_write_text, file_lock
 from treebrain.kg.consistency import put_back
 from treebrain.kg.graph import LOCATED_IN, KitchenGraph
-from treebrain.kg.models import Frozen, HandSlot, Interaction
+from treebrain.kg.models import Frozen, HandSlot, Interaction, PlaceCertainty
 from treebrain.kg.names import NameResolver
 
 GRAPH_FORMAT = "treebrain.kitchen-kg"
 GRAPH_VERSION = 2
-_RESTORED_FIELDS = {"name", "state", "quantity", "first_seen", "last_seen", "last_zone"}
+_RESTORED_FIELDS = {"name", "state", "quantity", "first_seen", "last_seen", "last_zone", "place_certainty"}
 
 
 class FoodRecord(Frozen):
@@ -43,6 +43,7 @@ class FoodRecord(Frozen):
     quantity: str
     hand: HandSlot | None = None
     last_zone: str | None = None
+    place_certainty: PlaceCertainty = "sure"
     first_seen: float
     last_seen: float
     history: list[Interaction] = []
@@ -207,7 +208,7 @@ def _assemble(
         kg.restore_zone(zone_id, zone.name, zone.zone_type, zone.state, list(zone.history))
     keeper = _hand_keepers(foods)
     displaced: list[tuple[str, HandSlot]] = []
-    placed: list[tuple[str, str]] = []
+    placed: list[tuple[str, str, PlaceCertainty]] = []
     for food_id, (_, food) in foods.items():
         hand: HandSlot | None = food.hand
         at_zone = food_zone.get(food_id)
@@ -220,9 +221,9 @@ def _assemble(
         attributes = food.model_dump(include=_RESTORED_FIELDS)
         kg.restore_food(food_id, {**attributes, "hand": hand, "history": list(food.history)})
         if at_zone is not None:
-            placed.append((food_id, at_zone))
-    for food_id, place_id in placed:
-        kg.put_at(food_id, place_id)
+            placed.append((food_id, at_zone, food.place_certainty))
+    for food_id, place_id, certainty in placed:
+        kg.put_at(food_id, place_id, certainty)
     for food_id, hand in displaced:
         zone_now = kg.zone_of(food_id)
         where = f"left at {zone_now}" if zone_now else put_back(kg, food_id)

@@ -2,7 +2,8 @@
 
 "put the knife on the plate" puts the knife on the plate *object*: a phrase the zone list does not
 know is looked up among the objects by name (synonyms folded), then by head noun ("tray" finds the
-baking tray), and only then created as a new object of that name. So a thing is never both a zone
+baking tray; the newest one not shut in a closed fridge or cupboard), and only then created as a new
+object of that name. So a thing is never both a zone
 and an object, and "pan" and "frying pan" are one node.
 """
 
@@ -10,7 +11,11 @@ from __future__ import annotations
 
 from treebrain.kg.graph import KitchenGraph
 from treebrain.kg.names import normalise_phrase
+from treebrain.kg.retrieval import CLOSED_STATE
 from treebrain.kg.vocabulary import Vocabulary
+
+#: How many objects of a name are weighed when a place phrase names one.
+CANDIDATES = 5
 
 
 class PlaceResolver:
@@ -33,9 +38,11 @@ class PlaceResolver:
             if created:
                 self.created.append(zone_id)
             return zone_id
-        existing = kg.foods_named(text, limit=1) or kg.foods_similar(text, limit=1)
+        existing = kg.foods_named(text, limit=CANDIDATES) or kg.foods_similar(text, limit=CANDIDATES)
         if existing:
-            return existing[0]
+            closed = set(kg.zones_in_state(CLOSED_STATE))
+            reachable = [food_id for food_id in existing if kg.zone_of(food_id) not in closed]
+            return (reachable or existing)[0]
         food_id = kg.add_food(self.vocabulary.names.canonical(text) or "item", seen_at=self.seen_at)
         self.created.append(food_id)
         return food_id

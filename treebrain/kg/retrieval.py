@@ -3,7 +3,8 @@
 Candidates come from the graph's name/synonym index (never a scan): foods with the extracted name,
 held ones first, then the most recently seen. When no exact name matches, foods sharing the head
 noun are offered as "similar"; when the narration names no food at all ("stir it"), the held foods
-are the candidates. The hands' contents always travel with the result as context for the prompt.
+are the candidates. The hands' contents always travel with the result as context for the prompt,
+and so do the zones closed now (nothing is taken out of, or stirred in, a closed fridge).
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from pydantic import Field
 
 from treebrain.kg.graph import KitchenGraph
 from treebrain.kg.models import HAND_ORDER, Extraction, FoodView, Frozen, MatchKind
+
+CLOSED_STATE = "closed"
 
 
 class RetrievalSettings(Frozen):
@@ -26,6 +29,11 @@ class Retrieval(Frozen):
 
     candidates: tuple[FoodView, ...] = ()
     held: tuple[FoodView, ...] = ()
+    closed_zones: frozenset[str] = frozenset()
+    last_handled: str | None = Field(None, description="the food the latest narration was about")
+    loose: FoodView | None = Field(
+        None, description="with nothing held: the thing handled last, when it is at no known place"
+    )
 
     def matching(self) -> tuple[FoodView, ...]:
         """Candidates found by name (exact or similar), not merely because they are held."""
@@ -41,9 +49,17 @@ def retrieve_candidates(
     hands = kg.hands()
     held_ids = [hands[slot] for slot in HAND_ORDER if slot in hands]
     held = tuple(kg.view(food_id, recent, "in_hand") for food_id in held_ids)
+    closed = frozenset(kg.zones_in_state(CLOSED_STATE))
+    last_handled = kg.last_handled()
     if extraction.food is None:
         by_recency = sorted(held, key=lambda food: -food.last_seen)
-        return Retrieval(candidates=tuple(by_recency[: limits.candidates]), held=held)
+        return Retrieval(
+            candidates=tuple(by_recency[: limits.candidates]),
+            held=held,
+            closed_zones=closed,
+            last_handled=last_handled,
+            loose=None if held else _loose(kg, last_handled, recent),
+        )
     canonical, head = kg.names.canonical(extraction.food), kg.names.head(extraction.food)
     match: MatchKind = "name"
     held_matching = [food.food_id for food in held if kg.name_keys(food.food_id)[0] == canonical]
@@ -54,4 +70,17 @@ def retrieve_candidates(
         others = kg.foods_similar(extraction.food, limit=limits.candidates, exclude=held_ids)
     in_hand = sorted(held_matching, key=lambda food_id: -kg.last_seen(food_id))
     chosen = (in_hand + others)[: limits.candidates]
-    return Retrieval(candidates=tuple(kg.view(food_id, recent, match) for food_id in chosen), held=held)
+    return Retrieval(
+        candidates=tuple(kg.view(food_id, recent, match) for food_id in chosen),
+        held=held,
+        closed_zones=closed,
+        last_handled=last_handled,
+    )
+
+
+def _loose(kg: KitchenGraph, food_id: str | None, recent: int) -> FoodView | None:
+    """The thing handled last when it is neither held nor at a known place ("open stock cube", then
+    "put in measuring jug": the cube was in hand, the narrations never said so)."""
+    if food_id is None or kg.location_of(food_id) is not None or kg.hand_of(food_id) is not None:
+        return None
+    return kg.view(food_id, recent, "in_hand")

@@ -23,9 +23,10 @@ from treebrain.kg.models import (
     KgUpdate,
     Narration,
     NewFood,
+    OutcomeKind,
     UpdateType,
 )
-from treebrain.kg.names import normalise_phrase
+from treebrain.kg.names import normalise_phrase, singular_phrase
 from treebrain.kg.retrieval import Retrieval
 from treebrain.kg.vocabulary import Vocabulary
 
@@ -43,15 +44,55 @@ def decide(
     narration: Narration, extraction: Extraction, retrieval: Retrieval, vocabulary: Vocabulary
 ) -> RuleDecision:
     """What the narration's words imply, and whether that is certain enough to apply without an LLM."""
-    if extraction.target_kind == "none" or extraction.food is None:
+    held = _held_object(extraction, retrieval, vocabulary)
+    if held is not None and _names(vocabulary, held, extraction.location):
+        # "put in oil" (EPIC's "put the oil in"): the oil held is poured, it stays in hand
+        extraction = extraction.model_copy(
+            update={"verb_type": UpdateType.MODIFY_STATE, "location": None, "location_role": None}
+        )
+    if extraction.target_kind == "none" or (extraction.food is None and held is None):
         reason = extraction.not_object or "the narration names no object the rules can read"
         return RuleDecision(reason=reason)
     doubts: list[str] = []
     if extraction.verb_type is None:
         doubts.append(f"the verb {extraction.verb or '?'!r} is not in the vocabulary")
-    target = _target(extraction, retrieval, doubts)
+    target = (
+        None
+        if _portion_onto_object(extraction, vocabulary)
+        else held or _target(extraction, retrieval, vocabulary, doubts)
+    )
     update = _update(narration, extraction, target, vocabulary, "normal" if not doubts else "low", doubts)
     return RuleDecision(update=update, certain=not doubts, reason="; ".join(doubts))
+
+
+def _portion_onto_object(extraction: Extraction, vocabulary: Vocabulary) -> bool:
+    """Whether the narration puts a portion of something ("put salt on chicken breasts") onto or into
+    an object, not a zone: that portion is a new thing there; its pack or shaker does not move."""
+    named = _named_place(extraction)
+    return (
+        extraction.verb_type is UpdateType.PLACE
+        and extraction.food is not None
+        and named is not None
+        and vocabulary.zone_for(named) is None
+        and singular_phrase(vocabulary.names.canonical(extraction.food)) in vocabulary.portions
+    )
+
+
+def _held_object(extraction: Extraction, retrieval: Retrieval, vocabulary: Vocabulary) -> FoodView | None:
+    """The object a put without one is about: the held one its place names ("put in oil"), else the
+    one handled last of those held ("put in dishwasher"), else the thing handled last when it is at
+    no known place; None when the narration names its object or is no put."""
+    if extraction.food is not None or extraction.verb_type is not UpdateType.PLACE:
+        return None
+    if not retrieval.held:
+        return retrieval.loose
+    named = [food for food in retrieval.held if _names(vocabulary, food, extraction.location)]
+    return (named or sorted(retrieval.held, key=lambda food: -food.last_seen))[0]
+
+
+def _names(vocabulary: Vocabulary, food: FoodView, phrase: str | None) -> bool:
+    """Whether `phrase` is a name of `food` (synonyms folded: "oil" names the olive oil)."""
+    return phrase is not None and vocabulary.names.canonical(phrase) == vocabulary.names.canonical(food.name)
 
 
 def fallback_update(decision: RuleDecision, reason: str) -> KgUpdate | None:
@@ -62,14 +103,25 @@ def fallback_update(decision: RuleDecision, reason: str) -> KgUpdate | None:
     return decision.update.model_copy(update={"confidence": "low", "notes": (*decision.update.notes, note)})
 
 
-def _target(extraction: Extraction, retrieval: Retrieval, doubts: list[str]) -> FoodView | None:
-    """The node the narration is about: None for a first sighting (or "another one")."""
+def _target(
+    extraction: Extraction, retrieval: Retrieval, vocabulary: Vocabulary, doubts: list[str]
+) -> FoodView | None:
+    """The node the narration is about: None for a first sighting (or "another one"); a thing thrown
+    away is not the one taken next ("throw away plate ... take plate" takes another plate)."""
     if extraction.new_instance:
         return None
     matching = retrieval.matching()
+    if extraction.verb_type is UpdateType.TAKE:
+        matching = tuple(food for food in matching if _may_be_taken(food, extraction, retrieval, vocabulary))
+    elif extraction.verb_type is UpdateType.MODIFY_STATE and _prepares(extraction, vocabulary):
+        # slicing celery just put into the pan slices the rest; opening a stock cube just put into
+        # the jug opens the next one
+        matching = tuple(food for food in matching if not _just_put_in_container(food, vocabulary))
+    elif _discards(extraction, vocabulary):
+        matching = tuple(food for food in matching if not _stored(food, vocabulary))
     if not matching:
         return None
-    options = _preferred(matching, extraction)
+    options = _preferred(matching, extraction, retrieval.closed_zones)
     if len(options) > 1:
         ids = ", ".join(food.food_id for food in options)
         doubts.append(
@@ -78,9 +130,78 @@ def _target(extraction: Extraction, retrieval: Retrieval, doubts: list[str]) -> 
     return options[0]
 
 
-def _preferred(matching: Sequence[FoodView], extraction: Extraction) -> list[FoodView]:
+def _named_place(extraction: Extraction) -> str | None:
+    """The place the narration sends its object to (not where it came from), if it names one."""
+    return extraction.location if extraction.location_role in ("destination", "place") else None
+
+
+def _discards(extraction: Extraction, vocabulary: Vocabulary) -> bool:
+    """Whether the narration throws its object away (a place it names, or its verb implies, discards)."""
+    entry = vocabulary.verbs.get(extraction.verb or "")
+    named = _named_place(extraction)
+    place = named or (entry.to if entry is not None else None)
+    zone = vocabulary.zone_for(place) if place is not None else None
+    return zone is not None and zone[0] in vocabulary.discard_zones
+
+
+def _stored(food: FoodView, vocabulary: Vocabulary) -> bool:
+    """Whether the thing was said to be put away in a receptacle (the bag of celery into the freezer;
+    not a guess): a thing thrown away without being taken out first is another one of that name."""
+    return (
+        food.hand is None
+        and food.place_certainty == "sure"
+        and food.location_id == food.zone_id
+        and food.zone_name in vocabulary.receptacles
+        and _put_last(food)
+    )
+
+
+def _may_be_taken(
+    food: FoodView, extraction: Extraction, retrieval: Retrieval, vocabulary: Vocabulary
+) -> bool:
+    """Whether a bare "take X" can take this X. Not one thrown away; and, when no place is named, not
+    one shut in a closed receptacle, nor the one the narration before put down ("put down spoon, pick
+    up spoon" while sorting cutlery into a drawer), nor one its latest narration put into a container
+    (pan, bowl, plate): "put chicken breast in pan, pick up chicken breast" picks up the next one,
+    not the one cooking."""
+    if food.zone_name in vocabulary.discard_zones:
+        return False
+    if extraction.location is not None:
+        return True
+    if food.zone_id in retrieval.closed_zones:
+        return False
+    just_put_down = food.food_id == retrieval.last_handled and _put_last(food)
+    return not (just_put_down or _just_put_in_container(food, vocabulary))
+
+
+def _put_last(food: FoodView) -> bool:
+    return bool(food.recent) and food.recent[-1].outcome is OutcomeKind.PLACE
+
+
+def _just_put_in_container(food: FoodView, vocabulary: Vocabulary) -> bool:
+    """Whether the thing's latest narration put it into a container (a pan, bowl, jug, plate)."""
+    in_container = food.hand is None and _head_noun(food.location_name) in vocabulary.containers
+    return in_container and _put_last(food)
+
+
+def _prepares(extraction: Extraction, vocabulary: Vocabulary) -> bool:
+    """Whether the verb prepares a thing for use (``prepares: true``: cut, slice, open)."""
+    entry = vocabulary.verbs.get(extraction.verb or "")
+    return entry is not None and entry.prepares
+
+
+def _head_noun(name: str | None) -> str:
+    """The last word, singular ("measuring jugs" -> jug): what kind of container a thing is."""
+    words = normalise_phrase(name).split() if name else []
+    return singular_phrase(words[-1]) if words else ""
+
+
+def _preferred(
+    matching: Sequence[FoodView], extraction: Extraction, closed_zones: frozenset[str] = frozenset()
+) -> list[FoodView]:
     """The candidates the narration fits best, best first: the named hand, the held one for putting
-    down or changing, the one not held for taking (at the named place if any)."""
+    down or changing (else one not shut in a closed receptacle: "turn chicken" is the one cooking,
+    not the rest in the closed fridge), the one not held for taking (at the named place if any)."""
     options = list(matching)
     if extraction.hand is not None:
         options = _narrowed(options, lambda food: food.hand == extraction.hand)
@@ -90,6 +211,7 @@ def _preferred(matching: Sequence[FoodView], extraction: Extraction) -> list[Foo
             place = normalise_phrase(extraction.location)
             options = _narrowed(options, lambda food: normalise_phrase(food.place_name) == place)
     else:
+        options = _narrowed(options, lambda food: food.zone_id not in closed_zones)
         options = _narrowed(options, lambda food: food.hand is not None)
     return options
 
@@ -128,6 +250,7 @@ def _update(
         source="rules",
         confidence=confidence,
         notes=tuple(f"rules unsure: {doubt}" for doubt in doubts),
+        also=extraction.also,
     )
 
 
@@ -136,23 +259,21 @@ def _destination(
 ) -> Destination | None:
     """Where the verb takes the object: a hand, the place named (not where it came from), back, or
     an unknown place; a state verb moves it only when it carries it ("tear lettuce into bowl"), or
-    pours it out of the object it is in ("pour eggs into pan", but not "pour milk" from the carton)."""
-    named = extraction.location if extraction.location_role in ("destination", "place") else None
+    pours what is not held ("pour eggs into pan" from the bowl, "pour rice into pan"; not "pour milk"
+    from the carton in hand)."""
+    named = _named_place(extraction)
     if verb_type is UpdateType.TAKE:
         return Destination(kind="hand", hand=extraction.hand)
     if verb_type is UpdateType.PLACE:
-        if named is not None:
-            return Destination(kind="zone", zone=named)
         entry = vocabulary.verbs.get(extraction.verb or "")
+        implied = entry.to if entry is not None else None
+        if named is not None or implied is not None:
+            return Destination(kind="zone", zone=named or implied)
         return Destination(kind="back" if entry is not None and entry.back else "unknown")
-    poured = extraction.pours and target is not None and _inside_an_object(target)
+    poured = extraction.pours and (target is None or target.hand is None)
     if (extraction.carries or poured) and named is not None and extraction.location_role == "destination":
         return Destination(kind="zone", zone=named)
     return None
-
-
-def _inside_an_object(food: FoodView) -> bool:
-    return food.hand is None and food.location_id is not None and food.location_id != food.zone_id
 
 
 def _context(verb_type: UpdateType, extraction: Extraction, destination: Destination | None) -> str:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from treebrain.documents import DataPath, Document, dotted, load_located
 from treebrain.errors import InputError, Problem
@@ -28,8 +28,10 @@ FileT = TypeVar("FileT", bound=Frozen)
 class VerbEntry(Frozen):
     """A narration verb, the update type it implies, the object's state it leaves (if any), whether
     the object goes where the narration says (`carries`: "tear lettuce into bowl"; `pours`: only
-    from inside another object, "pour eggs into pan"), and whether, without a place, it goes back
-    where it was taken from (`back`: "put back milk")."""
+    from inside another object, "pour eggs into pan"), and where, without a place, it goes: back
+    where it was taken from (`back`: "put back milk") or to the zone the verb implies (`to`: "throw
+    away" -> bin); `prepares`: a verb done to a thing before it goes into a pan or jug (cut, open),
+    so done to one just put into a container it is done to the next one (the rest of the celery)."""
 
     verb: str = Field(min_length=1)
     type: UpdateType
@@ -37,6 +39,8 @@ class VerbEntry(Frozen):
     carries: bool = False
     pours: bool = False
     back: bool = False
+    to: str | None = None
+    prepares: bool = False
 
 
 class VerbsFile(Frozen):
@@ -53,16 +57,31 @@ class FoodsFile(Frozen):
 
 
 class ZoneEntry(Frozen):
+    """A zone: its type, the phrases naming it, whether it is a receptacle one opens (what is put
+    down while it is open goes into it), and whether what goes there is thrown away (a thing taken
+    later is another one)."""
+
     type: str = Field(min_length=1)
     phrases: list[str] = []
+    opens: bool = False
+    discards: bool = False
 
 
 class LocationsFile(Frozen):
-    """``locations.yaml``: zones and the phrases naming them, hand words, location prepositions."""
+    """``locations.yaml``: zones and the phrases naming them, hand words, location prepositions, and
+    the surface a thing put down with nothing open most likely lands on."""
 
     zones: dict[str, ZoneEntry]
     hands: dict[HandSlot, list[str]]
     prepositions: dict[LocationRole, list[str]]
+    work_surface: str = "counter"
+    open_for_seconds: float = Field(default=60.0, gt=0)
+
+    @model_validator(mode="after")
+    def _work_surface_is_a_zone(self) -> LocationsFile:
+        if self.work_surface not in self.zones:
+            raise ValueError(f"work_surface {self.work_surface!r} is not one of the zones")
+        return self
 
 
 class NounsFile(Frozen):
@@ -75,6 +94,8 @@ class NounsFile(Frozen):
     ignored_words: list[str] = []
     numbers: dict[str, str] = {}
     new_instance: list[str] = []
+    containers: list[str] = []
+    portions: list[str] = []
     max_words: int = Field(default=4, ge=1, le=8)
     max_narration_words: int = Field(default=40, ge=1)
 
@@ -125,12 +146,17 @@ class Vocabulary:
             for phrase in (name, *zone.phrases)
         }
         if classes is not None:
-            _fold_classes(classes, self.verbs, synonyms, zones)
+            not_objects = {normalise_phrase(noun) for noun in nouns.not_objects}
+            _fold_classes(classes, self.verbs, synonyms, zones, not_objects)
         self._type_names.update({_type_key(verb): entry.type for verb, entry in self.verbs.items()})
         self.names = SynonymResolver(synonyms)
         self.food_phrases = _with_plurals(synonyms)
         self.zone_phrases = _with_plurals(zones)
         self.zone_types = {name: zone.type for name, zone in locations.zones.items()}
+        self.receptacles = frozenset(name for name, zone in locations.zones.items() if zone.opens)
+        self.discard_zones = frozenset(name for name, zone in locations.zones.items() if zone.discards)
+        self.work_surface = locations.work_surface
+        self.open_for_seconds = locations.open_for_seconds
         self.hand_phrases = {
             normalise_phrase(p): slot for slot, phrases in locations.hands.items() for p in phrases
         }
@@ -146,6 +172,8 @@ class Vocabulary:
         self.ignored_words = frozenset(normalise_phrase(word) for word in nouns.ignored_words)
         self.numbers = {normalise_phrase(word): value for word, value in nouns.numbers.items()}
         self.new_instance = tuple(normalise_phrase(phrase) for phrase in nouns.new_instance)
+        self.containers = frozenset(singular_phrase(normalise_phrase(word)) for word in nouns.containers)
+        self.portions = frozenset(singular_phrase(normalise_phrase(word)) for word in nouns.portions)
         self.max_words = nouns.max_words
         self.max_narration_words = nouns.max_narration_words
         every_phrase = (
@@ -182,20 +210,26 @@ def _fold_classes(
     verbs: dict[str, VerbEntry],
     synonyms: dict[str, str],
     zones: dict[str, str],
+    not_objects: set[str],
 ) -> None:
     """Add a dataset's class instances as synonyms of the kitchen's words; the kitchen's own lists win.
 
-    A noun class whose key (or an instance) the kitchen lists as a zone adds zone phrases, one it
-    lists as a food adds synonyms of that food, any other class names an object kind of its own. A
-    verb class whose key the verb table lists gives its instances that verb's update.
+    A noun class whose key (or an instance) the kitchen lists as a zone adds zone phrases, one whose
+    key it lists as a food adds synonyms of that food. Any other class is left out: its key would replace
+    the words people used ("detergent" shown as "washing liquid") and merge different things
+    ("napkin" and "cloth"), so its nouns stay objects named as narrated. A noun that is no object
+    ("hand") never becomes one through its class. A verb class whose key the verb table lists gives
+    its instances that verb's update.
     """
     for key, instances in classes.nouns.items():
-        members = [key, *instances]
+        members = [word for word in (key, *instances) if word not in not_objects]
         zone = next((zones[word] for word in members if word in zones), None)
+        food = synonyms.get(key)  # by its key only: "package" holds "egg box", yet is no egg
+        if zone is None and food is None:
+            continue
         table = zones if zone is not None else synonyms
-        canonical = zone or next((synonyms[word] for word in members if word in synonyms), key)
         for word in members:
-            table.setdefault(word, canonical)
+            table.setdefault(word, zone or food or key)
     for key, instances in classes.verbs.items():
         entry = verbs.get(key)
         if entry is not None:
@@ -240,6 +274,10 @@ def load_vocabulary(files: VocabularyFiles) -> Vocabulary:
     )
     zone_names = {name: ("zones", name) for name in locations_file.zones}
     _check_unique(zone_phrases, locations_source, problems, zone_names)
+    for index, entry in enumerate(verbs_file.verbs):
+        if entry.to is not None and entry.to not in locations_file.zones:
+            message = f"to: {entry.to!r} is not a zone of the locations file"
+            problems.append(verbs_source.problem_at(("verbs", index, "to"), message))
     if problems:
         raise InputError(problems)
     return Vocabulary(verbs_file, foods_file, locations_file, nouns[0], classes)

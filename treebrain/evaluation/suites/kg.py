@@ -13,25 +13,54 @@ from __future__ import annotations
 import argparse
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from treebrain.behaviours.kg.service import kitchen_paths
 from treebrain.behaviours.llm.service import robot_llm_section
+from treebrain.errors import InputError
 from treebrain.evaluation.cases import Case, CaseResult, Outcome, Suite, config_root, relative_to_cwd
 from treebrain.evaluation.trees import llm_usage, spent
 from treebrain.kg.eval_set import Scenario, load_eval_set
 from treebrain.kg.evaluation import EvalReport, report_from_counts, run_scenario_with, score_scenario
 from treebrain.kg.graph import KitchenGraph
 from treebrain.kg.models import Narration
+from treebrain.kg.narrations import read_narration_file
 from treebrain.kg.pipeline import NarrationOutcome
-from treebrain.kg.stories import LoadedStory, StoryReport, StoryScore, load_stories, run_story, story_markdown
+from treebrain.kg.stories import (
+    LoadedStory,
+    StoryProcessor,
+    StoryReport,
+    StoryScore,
+    load_stories,
+    run_story,
+    story_markdown,
+)
+from treebrain.kg.truth import TruthReport, VideoScore, load_truth, run_video, truth_markdown
 from treebrain.sessions.kitchen import DEFAULT_ROBOT, NO_LLM, KitchenSession, run_options
 from treebrain.trees import robot_settings
 
 MISMATCHES_SHOWN = 20
 FINDINGS = ("wrong", "invented", "duplicates", "misattributed", "lost")
 """What makes a story fail, as StoryScore names them."""
+PLACE_TARGET = 0.9
+"""The share of objects with a known place a real video must have right (and nothing invented)."""
+VIDEO_TOTALS = (
+    "narrations",
+    "objects",
+    "found",
+    "sure",
+    "sure_right",
+    "likely",
+    "likely_right",
+    "marked_likely",
+    "states",
+    "state_right",
+    "invented",
+    "non_objects",
+    "duplicates",
+)
 
 
 def outcome_json(outcome: NarrationOutcome) -> dict[str, Any]:
@@ -86,6 +115,8 @@ class KgSuite(Suite):
         *,
         scenarios: Path | None = None,
         stories: Path | None = None,
+        truth: Path | None = None,
+        narrations: Path | None = None,
         answers: Path | None = None,
         llm_extractor: bool = False,
         rules_first: bool = True,
@@ -96,6 +127,8 @@ class KgSuite(Suite):
         self.provider = provider
         self.scenarios = scenarios
         self.stories = stories
+        self.truth = truth
+        self.narrations = narrations
         self.answers = answers
         self.llm_extractor = llm_extractor
         self.rules_first = rules_first
@@ -106,6 +139,13 @@ class KgSuite(Suite):
     def story_mode(self) -> bool:
         return self.stories is not None
 
+    @property
+    def mode(self) -> str:
+        """What the cases are: labelled scenarios, stories, or real videos against their truth."""
+        if self.truth is not None:
+            return "videos"
+        return "stories" if self.stories is not None else "scenarios"
+
     @classmethod
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
         parser.description = f"{parser.description}. --provider {NO_LLM} asks no LLM: the rules decide and flag what they are unsure of."
@@ -114,6 +154,18 @@ class KgSuite(Suite):
         )
         run_options(parser, provider=False)
         parser.add_argument("--scenarios", type=Path, help="scenario directory (default: the kitchen's)")
+        parser.add_argument(
+            "--truth",
+            type=Path,
+            metavar="DIR",
+            help="score real narrations against hand-labelled truth files (one per video; needs --narrations)",
+        )
+        parser.add_argument(
+            "--narrations",
+            type=Path,
+            metavar="FILE",
+            help="the narration file the --truth videos come from (e.g. EPIC-KITCHENS' train CSV)",
+        )
         parser.add_argument(
             "--stories",
             type=Path,
@@ -131,6 +183,12 @@ class KgSuite(Suite):
         stories = None
         if args.stories is not None:
             stories = relative_to_cwd(args.stories or kitchen / "stories")
+        if (args.truth is None) != (args.narrations is None):
+            raise InputError.single(
+                "--truth DIR and --narrations FILE go together", args.truth or args.narrations
+            )
+        if args.truth is not None and stories is not None:
+            raise InputError.single("--truth and --stories are two different suites: choose one", args.truth)
         verbs, nouns = (
             relative_to_cwd(path) if path else None for path in (args.verb_classes, args.noun_classes)
         )
@@ -139,6 +197,8 @@ class KgSuite(Suite):
             args.provider,
             scenarios=relative_to_cwd(args.scenarios or kitchen / "eval" / "scenarios"),
             stories=stories,
+            truth=relative_to_cwd(args.truth) if args.truth else None,
+            narrations=relative_to_cwd(args.narrations) if args.narrations else None,
             answers=relative_to_cwd(args.answers) if args.answers else None,
             llm_extractor=args.llm_extractor,
             rules_first=args.rules_first,
@@ -150,8 +210,9 @@ class KgSuite(Suite):
         return {
             "robot": str(self.robot),
             "provider": self.provider,
-            "cases": "stories" if self.story_mode else "scenarios",
-            "data": str(self.stories if self.stories is not None else self.scenarios),
+            "cases": self.mode,
+            "data": str(self.truth or self.stories or self.scenarios),
+            "narrations": str(self.narrations) if self.narrations else None,
             "answers": str(self.answers) if self.answers else None,
             "llm_extractor": self.llm_extractor,
             "rules_first": self.rules_first,
@@ -160,6 +221,11 @@ class KgSuite(Suite):
         }
 
     def cases(self) -> list[Case]:
+        if self.truth is not None:
+            return [
+                Case(loaded.truth.video, "video", data={"truth": str(relative_to_cwd(loaded.path))})
+                for loaded in load_truth(self.truth)
+            ]
         if self.stories is not None:
             return [
                 Case(loaded.story.id, "story", data={"story": self._relative(loaded)})
@@ -179,7 +245,8 @@ class KgSuite(Suite):
     def files(self) -> list[Path]:
         root = config_root(self.robot)
         data = [
-            self.stories if self.stories is not None else self.scenarios,
+            self.truth or self.stories or self.scenarios,
+            self.narrations,
             self.answers,
             *(self.classes or ()),
         ]
@@ -199,6 +266,8 @@ class KgSuite(Suite):
 
     def run(self, state: KitchenSession, case: Case) -> Outcome:
         before = llm_usage(state.tree)
+        if "truth" in case.data:
+            return self._run_video(state, Path(case.data["truth"]), before)
         if "story" in case.data:
             return self._run_story(state, LoadedStory.model_validate(case.data["story"]), before)
         scenario = Scenario.model_validate(case.data["scenario"])
@@ -225,22 +294,24 @@ class KgSuite(Suite):
         )
 
     def _run_story(self, state: KitchenSession, loaded: LoadedStory, before: Any) -> Outcome:
-        outcomes: list[dict[str, Any]] = []
+        return _scored_run(
+            state,
+            before,
+            lambda process: run_story(loaded, state.kitchen.config, process),
+            _findings,
+            "finding(s)",
+        )
 
-        def process(kg: KitchenGraph, narration: Narration) -> None:
-            outcomes.append(outcome_json(state.process_on(kg, narration)))
-
-        score = run_story(loaded, state.kitchen.config, process)
-        tokens, cost = spent(before, llm_usage(state.tree))
-        findings = _findings(score)
-        shown = "; ".join(findings[:3]) + (f"; ... {len(findings) - 3} more" if len(findings) > 3 else "")
-        return Outcome(
-            passed=not findings,
-            reason=f"{len(findings)} finding(s): {shown}" if findings else "",
-            detail={"score": score.model_dump(mode="json", exclude={"seconds"}), "outcomes": outcomes},
-            tokens=tokens,
-            cost_usd=cost,
-            measured={"seconds": round(score.seconds, 4)},
+    def _run_video(self, state: KitchenSession, truth_file: Path, before: Any) -> Outcome:
+        assert self.narrations is not None
+        loaded = next(item for item in load_truth(truth_file.parent) if item.path == truth_file)
+        narrations = read_narration_file(self.narrations, state.kitchen.config.columns).narrations
+        return _scored_run(
+            state,
+            before,
+            lambda process: run_video(loaded, narrations, state.kitchen.config, process),
+            _video_misses,
+            "short of the targets",
         )
 
     def close(self, state: KitchenSession) -> None:
@@ -254,6 +325,14 @@ class KgSuite(Suite):
 
     def summary(self, results: list[CaseResult]) -> dict[str, Any]:
         finished = [result for result in results if result.status != "error"]
+        if self.truth is not None:
+            videos = TruthReport(videos=tuple(_video_score(result) for result in finished))
+            return {
+                "label": f"real videos ({self.truth}), provider {self.profile()}",
+                "videos": [score.model_dump(mode="json", exclude={"seconds"}) for score in videos.videos],
+                **{field: videos.total(field) for field in VIDEO_TOTALS},
+                "measured": {"seconds": {score.video: score.seconds for score in videos.videos}},
+            }
         if self.story_mode:
             report = StoryReport(stories=tuple(_score(result) for result in finished))
             label = f"story suite, provider {self.profile()}" + (
@@ -284,6 +363,13 @@ class KgSuite(Suite):
 
     @classmethod
     def markdown(cls, summary: dict[str, Any]) -> str:
+        if "videos" in summary:
+            seconds = summary.get("measured", {}).get("seconds", {})
+            videos = tuple(
+                VideoScore.model_validate({**score, "seconds": seconds.get(score["video"], 0.0)})
+                for score in summary["videos"]
+            )
+            return truth_markdown(TruthReport(videos=videos), summary["label"]) + "\n"
         if "stories" in summary:
             seconds = summary.get("measured", {}).get("seconds", {})
             scores = tuple(
@@ -293,6 +379,54 @@ class KgSuite(Suite):
             return story_markdown(StoryReport(stories=scores), summary["label"]) + "\n"
         fields = {key: summary[key] for key in EvalReport.model_fields}
         return eval_markdown(EvalReport.model_validate(fields), summary["profile"]) + "\n"
+
+
+ScoreT = TypeVar("ScoreT", StoryScore, VideoScore)
+
+
+def _scored_run(
+    state: KitchenSession,
+    before: Any,
+    run: Callable[[StoryProcessor], ScoreT],
+    misses: Callable[[ScoreT], list[str]],
+    what: str,
+) -> Outcome:
+    """Run a story or a video through the session's tree, keeping every narration's outcome, and
+    judge its score: passed when nothing is amiss."""
+    outcomes: list[dict[str, Any]] = []
+
+    def process(kg: KitchenGraph, narration: Narration) -> None:
+        outcomes.append(outcome_json(state.process_on(kg, narration)))
+
+    score = run(process)
+    tokens, cost = spent(before, llm_usage(state.tree))
+    found = misses(score)
+    shown = "; ".join(found[:3]) + (f"; ... {len(found) - 3} more" if len(found) > 3 else "")
+    return Outcome(
+        passed=not found,
+        reason=f"{len(found)} {what}: {shown}" if found else "",
+        detail={"score": score.model_dump(mode="json", exclude={"seconds"}), "outcomes": outcomes},
+        tokens=tokens,
+        cost_usd=cost,
+        measured={"seconds": round(score.seconds, 4)},
+    )
+
+
+def _video_score(result: CaseResult) -> VideoScore:
+    return VideoScore.model_validate(
+        {**result.detail["score"], "seconds": result.measured.get("seconds", 0.0)}
+    )
+
+
+def _video_misses(score: VideoScore) -> list[str]:
+    """What keeps a video from the targets: place right below 90 %, any invented object or
+    non-object made an object."""
+    misses = [f"invented: {item}" for item in score.invented]
+    misses += [f"non-object: {item}" for item in score.non_objects]
+    if score.places and score.place_right < PLACE_TARGET * score.places:
+        misses.append(f"place right {score.place_right}/{score.places}")
+        misses += [f"wrong: {item}" for item in score.wrong]
+    return misses
 
 
 def _score(result: CaseResult) -> StoryScore:

@@ -1,0 +1,102 @@
+"""Which thing a narration means when several share a noun: identity from what happened to them."""
+
+from __future__ import annotations
+
+from treebrain.kg.config import KitchenConfig
+from treebrain.kg.graph import KitchenGraph
+from treebrain.kg.models import Narration
+from treebrain.kg.pipeline import process_all
+
+
+def _run(kitchen: KitchenConfig, *lines: str) -> KitchenGraph:
+    kg = kitchen.new_graph()
+    narrations = [
+        Narration(id=f"n{i}", start=i * 2.0, end=i * 2.0 + 1, text=text, video="v")
+        for i, text in enumerate(lines)
+    ]
+    process_all(kg, narrations, kitchen, None)
+    return kg
+
+
+def _places(kg: KitchenGraph, name: str) -> list[str]:
+    """Where every node of the name is, oldest node first."""
+    found = sorted(kg.foods_named(name), key=lambda food_id: int(food_id.rsplit("_", 1)[1]))
+    return [kg.view(food_id, 0).location_text for food_id in found]
+
+
+def test_taking_right_after_putting_into_a_pan_takes_the_next_one(kitchen: KitchenConfig) -> None:
+    kg = _run(
+        kitchen,
+        "pick up chicken breast",
+        "put chicken breast in pan",
+        "pick up chicken breast",
+        "put chicken breast in pan",
+    )
+    assert len(kg.foods_named("chicken breast")) == 2
+    assert all(place.startswith("in pan") for place in _places(kg, "chicken breast"))
+
+
+def test_nothing_is_taken_from_a_closed_fridge_or_turned_in_it(kitchen: KitchenConfig) -> None:
+    kg = _run(
+        kitchen,
+        "pick up chicken breast",
+        "put chicken breast in pan",
+        "pick up chicken breasts",
+        "open fridge",
+        "put chicken breast",
+        "close fridge",
+        "turn chicken breast",
+        "pick up chicken breast",
+    )
+    cooking, rest = _places(kg, "chicken breast")
+    assert cooking == "in right hand"
+    assert rest == "likely at fridge (zone_fridge_1)"
+
+
+def test_a_knife_put_on_a_board_is_picked_up_again(kitchen: KitchenConfig) -> None:
+    kg = _run(kitchen, "take knife", "put knife on chopping board", "cut tomato", "pick up knife")
+    assert _places(kg, "knife") == ["in right hand"]
+
+
+def test_salt_put_on_food_is_a_portion_and_the_shaker_stays_in_hand(kitchen: KitchenConfig) -> None:
+    kg = _run(kitchen, "pick up chicken", "put chicken in pan", "pick up salt", "put salt on chicken")
+    shaker, portion = _places(kg, "salt")
+    assert shaker == "in right hand"
+    assert portion.startswith("in chicken")
+
+
+def test_slicing_what_was_just_put_into_the_pan_slices_the_rest(kitchen: KitchenConfig) -> None:
+    kg = _run(
+        kitchen, "pick up celery", "slice celery", "put celery in pan", "slice celery", "put celery in bag"
+    )
+    in_pan, rest = _places(kg, "celery")
+    assert in_pan.startswith("in pan")
+    assert rest.startswith("in bag")
+
+
+def test_a_put_with_nothing_held_puts_the_thing_just_opened(kitchen: KitchenConfig) -> None:
+    kg = _run(
+        kitchen,
+        "pick up stock cube",
+        "put in measuring jug",
+        "open stock cube",
+        "put in measuring jug",
+    )
+    assert [place.split(" (")[0] for place in _places(kg, "stock")] == ["in measuring jug"] * 2
+
+
+def test_a_bag_stored_in_the_freezer_is_not_the_one_thrown_away(kitchen: KitchenConfig) -> None:
+    kg = _run(kitchen, "pick up bag", "put celery in bag", "put bag in freezer", "throw away bag")
+    stored, thrown = _places(kg, "bag")
+    assert stored == "at freezer (zone_freezer_1)"
+    assert thrown == "at bin (zone_bin_1)"
+
+
+def test_a_pan_moved_on_the_hob_stays_there_while_a_drawer_is_open(kitchen: KitchenConfig) -> None:
+    kg = _run(kitchen, "pick up pan", "put pan on hob", "open drawer", "pick up lighter", "move pan")
+    assert _places(kg, "pan") == ["at hob (zone_hob_1)"]
+
+
+def test_sorting_cutlery_a_spoon_put_down_then_one_picked_up_are_two(kitchen: KitchenConfig) -> None:
+    kg = _run(kitchen, "take spoon", "open drawer", "put down spoon", "pick up spoon")
+    assert _places(kg, "spoon") == ["likely at drawer (zone_drawer_1)", "in right hand"]

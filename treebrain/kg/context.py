@@ -1,0 +1,50 @@
+"""Where a thing put down without a place most likely went: into the receptacle left open, else onto
+the surface the person works at.
+
+Narrations rarely repeat the place: "open fridge, put butter, close fridge" never says the butter is
+in the fridge, and "put down pan" says nothing at all. Leaving such a thing at an unknown place
+loses what the narrations show, so a bare put goes into the receptacle opened last and not closed
+since (``opens: true`` in locations.yaml; narrators often leave the "close" out, so only within
+``open_for_seconds``), else onto the kitchen's work surface; the graph marks that
+place *likely*, and ``kg where`` says so. Likewise "pour oil" with no place pours into the container
+handled last.
+"""
+
+from __future__ import annotations
+
+from treebrain.kg.graph import KitchenGraph
+from treebrain.kg.vocabulary import Vocabulary
+
+OPEN_STATE = "open"
+
+
+def open_receptacle(kg: KitchenGraph, vocabulary: Vocabulary, now: float, since: float) -> str | None:
+    """The receptacle opened last, after `since` and at most ``open_for_seconds`` before `now`, and
+    not closed since; None when there is none."""
+    opened = [
+        (_opened_at(kg, zone_id), zone_id)
+        for zone_id in kg.zones_in_state(OPEN_STATE)
+        if kg.zone_view(zone_id).name in vocabulary.receptacles
+    ]
+    recent = [item for item in opened if since < item[0] and now - item[0] <= vocabulary.open_for_seconds]
+    return max(recent)[1] if recent else None
+
+
+def unsaid_place(kg: KitchenGraph, vocabulary: Vocabulary, now: float) -> str:
+    """The zone (an id, or the work surface's name) a held thing put down at time `now` without a
+    place goes to."""
+    return open_receptacle(kg, vocabulary, now, float("-inf")) or vocabulary.work_surface
+
+
+def last_container(kg: KitchenGraph, vocabulary: Vocabulary, poured: str) -> str | None:
+    """The container object (``containers`` in nouns.yaml) handled last, other than the thing
+    poured and what it is in: where "pour oil" with no place pours it."""
+    newest = (kg.foods_similar(noun, limit=2, exclude={poured}) for noun in vocabulary.containers)
+    candidates = [food_id for found in newest for food_id in found if not kg.contains(poured, food_id)]
+    return max(candidates, key=kg.last_seen, default=None)
+
+
+def _opened_at(kg: KitchenGraph, zone_id: str) -> float:
+    """When the zone was last narrated about (opened, for an open one)."""
+    history = kg.history(zone_id)
+    return history[-1].start if history else float("-inf")
