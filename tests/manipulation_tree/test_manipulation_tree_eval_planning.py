@@ -4,6 +4,7 @@ planning and grounding trees per task file, scored symbolically and against the 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 from pathlib import Path
 from typing import Any
@@ -18,10 +19,13 @@ from treebrain.manipulation.bddl import bddl_root
 needs_libero = pytest.mark.skipif(bddl_root() is None, reason="LIBERO's task files need the sim extra")
 
 
-def evaluate(kind: str, tmp_path: Path, suites: str, limit: int, workers: int = 1) -> dict[str, Any]:
-    """``treebrain eval <kind>`` on the default (recorded) profile; its result file."""
+def evaluate(
+    kind: str, tmp_path: Path, suites: str, limit: int, workers: int = 1, robot: str | None = None
+) -> dict[str, Any]:
+    """``treebrain eval <kind>`` on the default (recorded) profile, or `robot`; its result file."""
     result = tmp_path / f"{kind}-{workers}.json"
     arguments = ["eval", kind, "--suite", "libero", "--suites", suites, "--limit", str(limit)]
+    arguments += ["--robot", robot] if robot else []
     assert main([*arguments, "--workers", str(workers), "--json", str(result), "-q"]) == 0
     document: dict[str, Any] = json.loads(result.read_text(encoding="utf-8"))
     return document
@@ -144,3 +148,25 @@ def test_grounding_skips_task_files_that_place_nothing() -> None:
     suite = GroundingSuite.from_arguments(_arguments(limit=1, robot=robot))
     with pytest.raises(Exception, match="no LIBERO task file to run"):
         suite.cases()  # the first goal task only opens a drawer
+
+
+@needs_libero
+def test_eval_grounding_of_whole_goals_offline_covers_every_task_file(tmp_path: Path) -> None:
+    document = evaluate("grounding", tmp_path, "goal", 3, robot="config/robots/libero_goal_grounding.yaml")
+    cases = document["cases"]
+    assert len(cases) == 3  # the articulation tasks too, not only placings
+    opened = cases[0]["detail"]
+    assert opened["goal"] == ["Open(wooden_cabinet_1_middle_region)"] and opened["correct"]
+    assert document["summary"]["suite"]["suites"]["goal"]["tokens"] == 0
+
+
+@pytest.mark.slow
+@needs_libero
+@pytest.mark.skipif(importlib.util.find_spec("unified_planning") is None, reason="needs the plan extra")
+def test_eval_planning_with_the_classical_planner_from_the_task_files_goals(tmp_path: Path) -> None:
+    document = evaluate("planning", tmp_path, "goal,10", 2, robot="config/robots/libero_symbolic.yaml")
+    for found in document["summary"]["suite"]["suites"].values():
+        assert found["symbolic_success"] == 1.0 and found["longer_than_reference"] == 0
+        assert found["planner_ms_median"] > 0 and found["tokens"] == 0
+    detail = document["cases"][1]["detail"]
+    assert detail["symbolic_success"] and detail["expansions"] is not None and detail["planner_ms"] > 0

@@ -21,10 +21,11 @@ ROOT = "episode"
 GROUND = "episode/ground/grounding"
 GROUND_ASK = f"{GROUND}/attempts_or_giving_up/attempts/attempt/ask_non_fatal/ask"
 PLANNING = "episode/plan/planning"
-ATTEMPT = f"{PLANNING}/attempts_or_giving_up/attempts/attempt"
+BY_MODEL = f"{PLANNING}/by_planner/model/ask"
+ATTEMPT = f"{BY_MODEL}/attempts_or_giving_up/attempts/attempt"
 ASK = f"{ATTEMPT}/decode/whole_plan/ask_non_fatal/ask"
 JUDGE = f"{ATTEMPT}/judge"
-OUTCOME = f"{PLANNING}/outcome"
+OUTCOME = f"{BY_MODEL}/outcome"
 EXECUTE = "episode/attempt_task/task/execute/monitored/resume/execute_or_recover/execute"
 
 PICK_PLACE = pick_and_place("cube", "bin")
@@ -117,7 +118,7 @@ def test_a_rejected_plan_is_retried_with_its_reasons_and_recorded(write: WriteFi
             [
                 {GROUND_ASK: "RUNNING"},
                 {ASK: "RUNNING"},
-                {ASK: "SUCCESS", JUDGE: "FAILURE", f"{PLANNING}/attempts_or_giving_up/attempts": "RUNNING"},
+                {ASK: "SUCCESS", JUDGE: "FAILURE", f"{BY_MODEL}/attempts_or_giving_up/attempts": "RUNNING"},
                 {ASK: "RUNNING"},
                 {ASK: "SUCCESS", JUDGE: "SUCCESS", OUTCOME: "SUCCESS"},
             ]

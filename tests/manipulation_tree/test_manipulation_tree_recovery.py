@@ -44,7 +44,8 @@ REPLAN = f"{RECOVER}/cheapest_first/replan"
 BUDGET = f"{REPLAN}/budget"
 FEEDBACK = f"{REPLAN}/feedback"
 REPLAN_ASK = (
-    f"{REPLAN}/plan_again/planning/attempts_or_giving_up/attempts/attempt/decode/whole_plan/ask_non_fatal/ask"
+    f"{REPLAN}/plan_again/by_the_model/ask/planning/by_planner/model/ask/attempts_or_giving_up/attempts/attempt"
+    "/decode/whole_plan/ask_non_fatal/ask"
 )
 ADOPT = f"{REPLAN}/adopt"
 OUTCOME = f"{MONITOR}/outcome"
@@ -56,14 +57,21 @@ CALLS = ["approach(cube)", "grasp(cube)", "lift()", "move_to_region(bin)", "plac
 
 
 def harness(
-    write: WriteFile, *answers: str, repairs: dict[str, int] | None = None, **driver: Any
+    write: WriteFile,
+    *answers: str,
+    repairs: dict[str, int] | None = None,
+    planner: dict[str, Any] | None = None,
+    **driver: Any,
 ) -> tuple[TreeHarness, list[dict[str, Any]]]:
     """The language-task tree ("put the cube in the bin") with a model giving `answers` in order,
-    the robot file's `repairs` budget and kinematic `driver` params; also the requests sent."""
+    the robot file's `repairs` budget and `planner` section and kinematic `driver` params; also the
+    requests sent."""
     write("tasks.yaml", TASKS)
     sections = robot_sections(**driver)
     if repairs is not None:
         sections["manipulation"]["repairs"] = repairs
+    if planner is not None:
+        sections["manipulation"]["planner"] = planner
     sections |= {
         "robot": "kin",
         "tree": str(TREES / "language_task.yaml"),

@@ -26,7 +26,7 @@ TASK = "put the can in its bin"
 
 ROOT = "planning"
 START = f"{ROOT}/start"
-ATTEMPTS = f"{ROOT}/attempts_or_giving_up/attempts"
+ATTEMPTS = f"{ROOT}/by_planner/model/ask/attempts_or_giving_up/attempts"
 ATTEMPT = f"{ATTEMPTS}/attempt"
 STEPWISE = f"{ATTEMPT}/decode/if_stepwise/stepwise/stepwise"
 LOOP = f"{STEPWISE}/until_finished"
@@ -37,7 +37,7 @@ FINISHED = f"{LOOP}/next_step/finished"
 ANSWER = f"{STEPWISE}/answer"
 WHOLE_ASK = f"{ATTEMPT}/decode/whole_plan/ask_non_fatal/ask"
 JUDGE = f"{ATTEMPT}/judge"
-OUTCOME = f"{ROOT}/outcome"
+OUTCOME = f"{ROOT}/by_planner/model/ask/outcome"
 
 PLAN = pick_and_place("Can", "bin_can")
 

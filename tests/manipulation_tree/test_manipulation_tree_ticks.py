@@ -241,6 +241,33 @@ def test_three_slips_fail_the_episode_with_the_last_reason(write: WriteFile) -> 
         tree.close()
 
 
+def test_a_hidden_object_is_looked_at_again_with_the_arm_away(write: WriteFile) -> None:
+    blackboard = {"/manipulation/object": "cube", "/manipulation/region": "bin"}
+    tree = load_tree(robot_file(write, "pick_place.yaml", blackboard, hidden={"cube": 1}))
+    try:
+        assert Runner(tree, math.inf).run().final_status == "SUCCESS"
+        episode = tree.context.blackboard.get("/manipulation/episode")
+        assert [skill.skill for skill in episode.skills][:2] == ["go_home", "approach"]
+    finally:
+        tree.close()
+
+
+def test_an_object_still_hidden_is_never_approached(write: WriteFile) -> None:
+    blackboard = {"/manipulation/object": "cube", "/manipulation/region": "bin"}
+    tree = load_tree(robot_file(write, "pick_place.yaml", blackboard, hidden={"cube": 9}))
+    try:
+        assert Runner(tree, math.inf).run().final_status == "FAILURE"
+        episode = tree.context.blackboard.get("/manipulation/episode")
+        assert [skill.skill for skill in episode.skills] == ["go_home", "approach"] * 3
+        assert episode.actions == []  # the arm was home already; nothing moved towards the cube
+        assert episode.failure_reason == (
+            "approach(cube): precondition of approach: cube is seen with confidence 0.200 (< 0.5) "
+            "by camera (hidden) (look again with the arm out of the way)"
+        )
+    finally:
+        tree.close()
+
+
 @pytest.mark.parametrize(
     ("tree", "message"),
     [

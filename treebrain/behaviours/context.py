@@ -52,6 +52,9 @@ class RunOptions:
     """How long a mission lasts, for robots that run missions (instead of the robot file's)."""
     start: tuple[float, float, float] | None = None
     """Where a mobile robot starts: x, y (m) and heading (degrees), instead of the robot file's."""
+    perception: dict[str, Any] | None = None
+    """A manipulator's ``driver.params.perception`` instead of the robot file's (``eval manipulation
+    --perception camera``)."""
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import statistics
 from collections import Counter
 from collections.abc import Iterable
 from typing import Any
@@ -18,11 +19,13 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from treebrain.manipulation.bddl import BddlTask, Predicate, goal_holds
+from treebrain.manipulation.goal_parser import GoalParse
+from treebrain.manipulation.goal_planning import GoalError, parse_goal
 from treebrain.manipulation.grounding import Grounding, grounded_answer
 from treebrain.manipulation.plan_prompt import state_block
 from treebrain.manipulation.plan_record import PlanningRecord
 from treebrain.manipulation.planning import pick_and_place
-from treebrain.manipulation.symbolic import simulate
+from treebrain.manipulation.symbolic import SymbolicState, simulate
 
 PLACING = ("On", "In")
 ARTICULATION = {"Open": "open", "Close": "close", "TurnOn": "turn_on", "TurnOff": "turn_off"}
@@ -109,6 +112,8 @@ class GroundingOutcomeScore(BaseModel):
     language: str
     source: str
     target: str
+    goal: list[str] = []
+    """The goal predicates answered (goal grounding; `source` and `target` are then empty)."""
     correct: bool
     question: str
     refusal: str
@@ -130,6 +135,43 @@ def score_grounding(
         question=grounding.question,
         refusal=grounding.refusal or "; ".join(grounding.issues),
         categories=grounding.categories,
+        tokens=tokens,
+        cost_usd=cost_usd,
+    )
+
+
+def goal_changes(goal: Iterable[Predicate], task: BddlTask) -> set[str]:
+    """What a goal asks to change in the task's scene: its predicates that do not hold at the start,
+    ``On`` and ``In`` alike (the skills put an object at a place either way)."""
+    start = SymbolicState.of(task.scene())
+    return {
+        str(Predicate("On" if p.relation == "In" else p.relation, p.args))
+        for p in goal
+        if not goal_holds(p, start)
+    }
+
+
+def score_goal_grounding(
+    task: BddlTask, parse: GoalParse, tokens: int = 0, cost_usd: float = 0.0
+) -> GroundingOutcomeScore:
+    """A goal parse is right when it asks for the same changes as the task file's goal."""
+    try:
+        answered = parse_goal(parse.goal)
+    except GoalError as error:
+        answered, refusal = [], str(error)
+    else:
+        refusal = parse.refusal
+    return GroundingOutcomeScore(
+        task=task.name,
+        language=task.language,
+        source="",
+        target="",
+        goal=parse.goal,
+        correct=parse.usable
+        and bool(answered)
+        and goal_changes(answered, task) == goal_changes(task.goal, task),
+        question=parse.question,
+        refusal=refusal,
         tokens=tokens,
         cost_usd=cost_usd,
     )
@@ -166,10 +208,13 @@ def plan_roles(steps: list[dict[str, Any]]) -> set[tuple[str, ...]]:
     return roles
 
 
-def goal_roles(task: BddlTask) -> set[tuple[str, ...]]:
+def goal_roles(task: BddlTask, kept: Iterable[Predicate] = ()) -> set[tuple[str, ...]]:
+    """What a plan must do for the goal: every goal predicate but those `kept` (true from the start
+    to the end of the plan: a stove already on needs no ``turn_on``)."""
     return {
         goal.args if goal.relation in PLACING else (ARTICULATION[goal.relation], goal.args[0])
         for goal in task.goal
+        if goal not in set(kept)
     }
 
 
@@ -189,6 +234,11 @@ class TaskOutcome(BaseModel):
     refusal: str
     unmet_goals: list[str]
     plan: list[dict[str, Any]]
+    reference_steps: int = 0
+    """The length of the plan the goal implies (:func:`reference_plan`)."""
+    planner_ms: float | None = None
+    """The classical planner's own time (``manipulation.plan_goal``), None for a model's plan."""
+    expansions: int | None = None
     tokens: int
     cost_usd: float
 
@@ -197,18 +247,23 @@ def score_task(task: BddlTask, record: PlanningRecord, tokens: int, cost_usd: fl
     steps = record.plan if not record.refusal else []
     state, failure = simulate(steps, task.scene())
     unmet = [str(goal) for goal in task.goal if failure is not None or not goal_holds(goal, state)]
+    start = SymbolicState.of(task.scene())
+    kept = [goal for goal in task.goal if goal_holds(goal, start) and str(goal) not in unmet]
     return TaskOutcome(
         task=task.name,
         language=task.language,
         first_try_valid=record.first_try_valid,
         valid=bool(steps),
         symbolic_success=bool(steps) and not unmet,
-        roles_correct=bool(steps) and goal_roles(task) <= plan_roles(steps),
+        roles_correct=bool(steps) and goal_roles(task, kept) <= plan_roles(steps),
         attempts=len(record.attempts),
         failure_categories=dict(record.failure_categories()),
         refusal=record.refusal,
         unmet_goals=unmet,
         plan=steps,
+        reference_steps=len(reference_plan(task)),
+        planner_ms=None if record.search is None else round(record.search.seconds * 1000, 2),
+        expansions=None if record.search is None else record.search.expansions,
         tokens=tokens,
         cost_usd=cost_usd,
     )
@@ -220,11 +275,15 @@ def suite_report(outcomes: list[TaskOutcome]) -> dict[str, Any]:
     categories: Counter[str] = Counter()
     for outcome in outcomes:
         categories.update(outcome.failure_categories)
+    timed = [o.planner_ms for o in outcomes if o.planner_ms is not None]
     return {
         "tasks": len(outcomes),
         "grounding_accuracy": round(sum(o.roles_correct for o in outcomes) / count, 4),
         "first_try_valid": round(sum(o.first_try_valid for o in outcomes) / count, 4),
         "symbolic_success": round(sum(o.symbolic_success for o in outcomes) / count, 4),
+        "longer_than_reference": sum(len(o.plan) > o.reference_steps for o in outcomes if o.valid),
+        "planner_ms_median": round(statistics.median(timed), 2) if timed else None,
+        "planner_ms_max": round(max(timed), 2) if timed else None,
         "failure_categories": dict(sorted(categories.items())),
         "tokens": sum(o.tokens for o in outcomes),
         "cost_usd": round(sum(o.cost_usd for o in outcomes), 6),
@@ -237,12 +296,19 @@ GROUNDING_RATES = ("grounding_accuracy",)
 
 def reports_table(reports: dict[str, dict[str, Any]], rates: tuple[str, ...]) -> str:
     """A markdown row per LIBERO suite: its task count, `rates`, tokens and cost."""
+    timed = any(found.get("planner_ms_median") is not None for found in reports.values())
+    extra = " longer than reference | planner ms median | planner ms max |" if timed else ""
     lines = [
-        f"| suite | tasks | {' | '.join(rate.replace('_', ' ') for rate in rates)} | tokens | cost USD |",
-        f"|---|---:|{'---:|' * len(rates)}---:|---:|",
+        f"| suite | tasks | {' | '.join(rate.replace('_', ' ') for rate in rates)} |{extra} tokens | cost USD |",
+        f"|---|---:|{'---:|' * len(rates)}{'---:|' * 3 if timed else ''}---:|---:|",
     ]
     for suite, found in reports.items():
         cells = " | ".join(f"{found[rate]:.0%}" for rate in rates)
+        if timed:
+            cells += (
+                f" | {found['longer_than_reference']} | {found['planner_ms_median']}"
+                f" | {found['planner_ms_max']}"
+            )
         lines.append(
             f"| libero_{suite} | {found['tasks']} | {cells} | {found['tokens']} | {found['cost_usd']:.4f} |"
         )

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict
 
 from treebrain.manipulation.planning import PlanIssue
 from treebrain.manipulation.stepwise import StepCall
+from treebrain.manipulation.task_planner import SearchResult
 
 
 class PlanAttempt(BaseModel):
@@ -67,6 +68,8 @@ class PlanningRecord(BaseModel):
     attempts: list[PlanAttempt] = []
     plan: list[dict[str, Any]] = []
     refusal: str = ""
+    search: SearchResult | None = None
+    """The classical planner's answer (``manipulation.plan_goal``): engine, time, expansions."""
 
     @property
     def first_try_valid(self) -> bool:

@@ -18,14 +18,16 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from treebrain.manipulation.symbolic import SKILL_SETS, Scene, simulate
+from treebrain.manipulation.task_planner import Engine
 
 LOOP_LENGTH = 3
 """The same step this many times in a row is a loop."""
 
 
-Decoding = Literal["whole_plan", "stepwise"]
-"""How the model is asked for a plan: the whole plan in one call, or one feasible step a call
-(:mod:`treebrain.manipulation.stepwise`)."""
+Decoding = Literal["whole_plan", "stepwise", "classical"]
+"""Who sequences the skills: the model, the whole plan in one call (``whole_plan``) or one feasible
+step a call (``stepwise``, :mod:`treebrain.manipulation.stepwise`); or a classical planner from the
+task's goal (``classical``: the words, or a model, give only the goal; LLM+P's split)."""
 
 
 class PlannerVariant(BaseModel):
@@ -48,11 +50,20 @@ class PlannerSettings(BaseModel):
     by_profile: dict[str, PlannerVariant] = Field(default_factory=dict)
     """Variants by LLM profile name (``local: {decoding: stepwise}``); each must name a profile of
     the robot file's ``llm:`` section."""
+    engine: Engine = "pyperplan"
+    """The classical planner's engine (``manipulation.plan_goal``: a goal, not a model, in)."""
+    timeout_s: float = Field(default=10.0, gt=0, le=600)
+    """A search that has found no plan by then is stopped and the goal refused."""
 
     def decoding_for(self, profile: str) -> Decoding:
         """The decoding used when `profile` answers the planner."""
         variant = self.by_profile.get(profile)
         return self.decoding if variant is None else variant.decoding
+
+    @property
+    def searches(self) -> bool:
+        """Whether some profile plans with the classical planner (its extra is then needed)."""
+        return "classical" in {self.decoding, *(variant.decoding for variant in self.by_profile.values())}
 
 
 def skill_catalogue(scene: Scene) -> list[dict[str, object]]:

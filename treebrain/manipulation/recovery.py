@@ -8,7 +8,8 @@ turns them into a :data:`FailureKind`; :func:`plan_repair` builds the matching c
 preconditions, then the failed step again and the rest of the program, checked like a planner's plan
 (registered skills, the scene's names, every precondition from the current symbolic state). What has
 no cheap repair (a refused command, a plan that no longer fits the scene, an unexpected precondition)
-is left to the LLM replanner. :class:`RecoveryRecord` holds the robot file's budget
+is left to the replanner: the classical planner from the current state to the same goal when the
+first plan was searched for one, else the LLM. :class:`RecoveryRecord` holds the robot file's budget
 (:class:`RepairSettings`) and every attempt, with its outcome, for the episode log.
 """
 
@@ -49,6 +50,9 @@ FailureKind = Literal[
 
 REPAIRS: dict[str, str] = {"not_held": "re-grasp", "not_reached": "re-approach", "placement_off": "re-place"}
 """The cheap repair of each kind of failure that has one."""
+REPLAN_FROM_GOAL = "replan from the goal"
+"""A replan the classical planner searches from the current state to the first plan's goal (the
+model is asked only when no goal is known)."""
 
 _NEEDS_HOLD = ("lift", "move_to_region", "place")
 _SLIPPED = re.compile(r"(\S+) slipped out of the gripper")
@@ -63,7 +67,8 @@ class RepairSettings(BaseModel):
     max_repairs: int = Field(default=2, ge=0, le=MAX_REPAIRS_LIMIT)
     """Cheap repairs (re-grasp, re-approach, re-place) in all; 0 sends every failure to the replanner."""
     max_replans: int = Field(default=1, ge=0, le=MAX_REPLANS_LIMIT)
-    """LLM replans in all, each asked once the cheap repairs cannot help (or are used up)."""
+    """Replans in all (the classical planner's from the goal, else the LLM's), each once the cheap
+    repairs cannot help (or are used up)."""
 
 
 class Failure(BaseModel):
@@ -245,7 +250,8 @@ class RecoveryAttempt(BaseModel):
     tier: Tier
     failure: Failure
     repair: str
-    """``re-grasp``, ``re-approach``, ``re-place`` or ``replan``."""
+    """``re-grasp``, ``re-approach``, ``re-place``, ``replan`` (the model) or
+    :data:`REPLAN_FROM_GOAL` (the classical planner)."""
     steps: list[dict[str, Any]] = []
     """A repair's own steps (before the failed step comes again); a replan's new plan."""
     resumes_at: int = 0

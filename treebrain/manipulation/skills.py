@@ -19,7 +19,7 @@ from treebrain.manipulation.geometry import heading, horizontal_distance
 from treebrain.manipulation.grasping import choose_grasp
 from treebrain.manipulation.regions import BoxRegion, Region, Target, region_target
 from treebrain.manipulation.tasks import TaskSpec
-from treebrain.manipulation.world import WorldState
+from treebrain.manipulation.world import WorldState, doubt
 from treebrain.robots.manipulator.commands import EndEffectorCommand
 from treebrain.robots.manipulator.observation import ManipulatorObservation, Quat, Vec3
 
@@ -54,6 +54,8 @@ class SkillSettings(BaseModel):
     finger_still_m_s: float = Field(default=0.01, gt=0)
     max_steps: int = Field(default=250, ge=1)
     """Steps a skill may take before it fails."""
+    min_confidence: float = Field(default=0.5, ge=0.0, le=1.0)
+    """An object whose pose perception trusts less than this is not approached (camera perception)."""
 
 
 class SkillResult(BaseModel):
@@ -504,7 +506,10 @@ def _go_home(args: Mapping[str, str], context: SkillContext, world: WorldState) 
 
 
 def _approach_pre(world: WorldState, args: Mapping[str, str], context: SkillContext) -> str | None:
-    return _first(_known_object(world, args["object"]), _hand_free(world))
+    name = args["object"]
+    return _first(
+        _known_object(world, name), _hand_free(world), doubt(world, name, context.settings.min_confidence)
+    )
 
 
 def _grasp_pre(world: WorldState, args: Mapping[str, str], context: SkillContext) -> str | None:

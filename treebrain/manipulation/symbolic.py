@@ -82,6 +82,8 @@ class SymbolicState:
     holding: str | None = None
     over_object: str | None = None
     over_region: str | None = None
+    placed: bool = False
+    """The held object is lowered onto `over_region` (``place``): letting go leaves it there."""
     gripper_open: bool = True
     inside: Mapping[str, str] = field(default_factory=dict)
     opened: frozenset[str] = frozenset()
@@ -144,10 +146,12 @@ def _grasped(state: SymbolicState, args: Mapping[str, str]) -> SymbolicState:
 
 
 def _released(state: SymbolicState, args: Mapping[str, str]) -> SymbolicState:
+    """An object let go after `place` stays in its region; one let go in the air (not lowered) is
+    in no known region."""
     inside = dict(state.inside)
-    if state.holding is not None and state.over_region is not None:
+    if state.holding is not None and state.over_region is not None and state.placed:
         inside[state.holding] = state.over_region
-    return replace(state, holding=None, over_region=None, gripper_open=True, inside=inside)
+    return replace(state, holding=None, over_region=None, placed=False, gripper_open=True, inside=inside)
 
 
 def _opened(state: SymbolicState, args: Mapping[str, str]) -> SymbolicState:
@@ -172,8 +176,8 @@ _EFFECTS: dict[str, tuple[Precondition, Effect]] = {
     "approach": (_hand_free, lambda s, a: replace(s, over_object=a["object"], gripper_open=True)),
     "grasp": (_grasp_pre, _grasped),
     "lift": (_holding, lambda s, a: s),
-    "move_to_region": (_into_pre, lambda s, a: replace(s, over_region=a["region"])),
-    "place": (_place_pre, lambda s, a: s),
+    "move_to_region": (_into_pre, lambda s, a: replace(s, over_region=a["region"], placed=False)),
+    "place": (_place_pre, lambda s, a: replace(s, placed=True)),
     "release": (lambda s, a: "the gripper is already open" if s.gripper_open else None, _released),
     "go_home": (lambda s, a: None, lambda s, a: replace(s, over_object=None)),
 }
@@ -186,7 +190,16 @@ ROBOSUITE_SKILLS: dict[str, SkillModel] = {
 
 
 def _articulation(name: str, summary: str, effect: Effect) -> SkillModel:
-    return SkillModel(name, ("target",), summary, ("holding nothing",), _hand_free, effect)
+    """A skill on a fixture: the hand must be free, and afterwards it is over the fixture, no longer
+    over an object it approached before."""
+    return SkillModel(
+        name,
+        ("target",),
+        summary,
+        ("holding nothing",),
+        _hand_free,
+        lambda s, a: replace(effect(s, a), over_object=None),
+    )
 
 
 LIBERO_SKILLS: dict[str, SkillModel] = {

@@ -41,6 +41,10 @@ class ObjectState(BaseModel):
     half_extents: Vec3
     """Half the size of the world-axis-aligned box around it."""
     last_seen_step: int
+    perceived_by: str = "oracle"
+    """Which perception gave its pose, so every fact about it says where it came from (see
+    ``ObjectObservation.perceived_by``)."""
+    confidence: float = 1.0
 
     @property
     def top(self) -> float:
@@ -89,6 +93,19 @@ class WorldState(BaseModel):
         }
 
 
+def doubt(world: WorldState, name: str, min_confidence: float) -> str | None:
+    """Why `name`'s pose is not to be acted on (unseen, or seen with too little confidence), or None."""
+    state = world.objects.get(name)
+    if state is None:
+        return f"{name} is not seen (look again with the arm out of the way)"
+    if state.confidence < min_confidence:
+        return (
+            f"{name} is seen with confidence {state.confidence:.3f} (< {min_confidence:g}) by "
+            f"{state.perceived_by} (look again with the arm out of the way)"
+        )
+    return None
+
+
 def surface_name(label: str) -> str:
     """``fixture:bin1`` -> ``bin1``; other contact labels stay as they are."""
     return label.removeprefix("fixture:")
@@ -111,6 +128,8 @@ def update_world(
             center=center,
             half_extents=half,
             last_seen_step=observation.step,
+            perceived_by=seen.perceived_by,
+            confidence=seen.confidence,
         )
     gripper = observation.gripper
     holding = _held(observation)

@@ -26,7 +26,7 @@ from treebrain.manipulation.planning import validate_plan
 from treebrain.manipulation.recovery import Failure, RecoveryRecord
 from treebrain.manipulation.skills import SKILLS, Skill, SkillResult, SkillRun
 from treebrain.manipulation.symbolic import Scene
-from treebrain.manipulation.world import WorldState
+from treebrain.manipulation.world import WorldState, doubt
 from treebrain.robots.manipulator.observation import ManipulatorObservation
 
 for _name, _model in (
@@ -73,10 +73,17 @@ class Reset(UsesManipulator, Leaf):
         return Status.SUCCESS
 
 
+class PerceiveParams(Params):
+    fresh: bool = Field(
+        default=False, description="the cameras look again now (camera perception; after moving the arm away)"
+    )
+
+
 class Perceive(UsesManipulator, Leaf):
-    """Writes what the oracle sees (`perception`: poses, gripper, contacts) and the world state."""
+    """Writes what perception sees (`perception`: poses, gripper, contacts) and the world state."""
 
     type_name = "manipulation.perceive"
+    Params = PerceiveParams
     outputs = {
         "perception": Port(
             "ManipulationObservation", "object poses, gripper pose and width, contacts", required=False
@@ -85,10 +92,32 @@ class Perceive(UsesManipulator, Leaf):
     }
 
     def update(self) -> Status:
-        observation, world = self.context.service(ManipulationService).look()
+        assert isinstance(self.params, PerceiveParams)
+        service = self.context.service(ManipulationService)
+        observation, world = service.look_again() if self.params.fresh else service.look()
         self.write("perception", observation)
         self.write("world", world)
         self.feedback_message = ", ".join(world.facts())
+        return Status.SUCCESS
+
+
+class Seen(UsesManipulator, Leaf):
+    """SUCCESS when `object`'s pose is trusted enough to act on (``manipulation.skills.
+    min_confidence``; always, with the oracle), FAILURE saying why not."""
+
+    type_name = "manipulation.seen"
+    inputs = {"object": Port("str", "the object to be seen")}
+
+    def update(self) -> Status:
+        service = self.context.service(ManipulationService)
+        _, world = service.look()
+        name = str(self.read("object"))
+        problem = doubt(world, name, service.settings.skills.min_confidence)
+        if problem is not None:
+            self.feedback_message = problem
+            return Status.FAILURE
+        state = world.objects[name]
+        self.feedback_message = f"{name}: confidence {state.confidence:.3f} ({state.perceived_by})"
         return Status.SUCCESS
 
 
@@ -356,6 +385,7 @@ class Finish(UsesManipulator, Leaf):
 BEHAVIOURS: tuple[type[Leaf], ...] = (
     Reset,
     Perceive,
+    Seen,
     *(_skill_leaf(skill) for skill in SKILLS.values()),
     ExecutePlan,
     Expect,

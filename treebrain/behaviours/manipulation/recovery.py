@@ -4,7 +4,8 @@
 ``manipulation.diagnose`` (the failed step's kind, from its result), ``manipulation.repair`` (the
 cheap repair, validated, as the program to resume; FAILURE when the budget is spent or there is
 none), ``manipulation.allow_replan`` (FAILURE when the replans are spent), ``manipulation.adopt_plan``
-(a replan's plan becomes the program) and ``manipulation.recovery_outcome`` (SUCCESS when the program
+(a replan's plan becomes the program, whether the classical planner searched it from the goal or
+the model gave it) and ``manipulation.recovery_outcome`` (SUCCESS when the program
 ran to its end, else FAILURE with why it gave up). The tree decides the order of the tiers; the
 logic is :mod:`treebrain.manipulation.recovery`.
 """
@@ -21,6 +22,7 @@ from treebrain.behaviours.manipulation.leaves import UsesManipulator, scene_of
 from treebrain.behaviours.manipulation.service import SECTION, ManipulationService, ManipulationSettings
 from treebrain.behaviours.ports import Port
 from treebrain.manipulation.recovery import (
+    REPLAN_FROM_GOAL,
     Failure,
     RecoveryAttempt,
     RecoveryRecord,
@@ -131,11 +133,16 @@ def _call(step: dict[str, Any]) -> str:
 
 
 class AllowReplan(Leaf):
-    """SUCCESS (a replan is recorded as running) while the robot file's ``max_replans`` allows one
-    more; FAILURE, with why in `recovery`, when they are spent."""
+    """SUCCESS (a replan is recorded as running: ``replan``, or ``replan from the goal`` when a goal
+    is known and the classical planner will search) while the robot file's ``max_replans`` allows
+    one more; FAILURE, with why in `recovery`, when they are spent."""
 
     type_name = "manipulation.allow_replan"
-    inputs = {"failure": FAILURE, "recovery": RECOVERY}
+    inputs = {
+        "failure": FAILURE,
+        "recovery": RECOVERY,
+        "goal": Port("list[str]", "the goal the first plan was searched for", required=False),
+    }
     outputs = {"recovery": RECOVERY}
 
     def update(self) -> Status:
@@ -146,7 +153,8 @@ class AllowReplan(Leaf):
             self.write("recovery", record.skipping("replan", refusal))
             self.feedback_message = refusal
             return Status.FAILURE
-        record = record.with_attempt("replan", failure, "replan")
+        how = REPLAN_FROM_GOAL if self.read("goal") else "replan"
+        record = record.with_attempt("replan", failure, how)
         self.write("recovery", record)
         _announce(self, record.attempts[-1])
         self.feedback_message = f"replan {record.replans_used} of {record.budget.max_replans}"

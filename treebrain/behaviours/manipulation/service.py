@@ -19,6 +19,7 @@ from treebrain.behaviours.llm.service import robot_llm_section
 from treebrain.behaviours.run_limits import RunLimits
 from treebrain.behaviours.sections import missing_file, read_section
 from treebrain.errors import InputError, Location, Problem
+from treebrain.extras import require
 from treebrain.manipulation.control import CartesianController, ControllerSettings
 from treebrain.manipulation.episode import EpisodeLog, EpisodeRecorder
 from treebrain.manipulation.grounding import GroundingSettings, load_object_words
@@ -27,14 +28,17 @@ from treebrain.manipulation.recovery import RecoveryRecord, RepairSettings
 from treebrain.manipulation.skills import SkillContext, SkillResult, SkillSettings
 from treebrain.manipulation.tasks import TaskSpec, load_tasks
 from treebrain.manipulation.world import WorldState, update_world
-from treebrain.robots.errors import DriverError
+from treebrain.robots.errors import DriverError, SimulatorFault
 from treebrain.robots.manipulator.commands import EndEffectorCommand
 from treebrain.robots.manipulator.drivers import ROBOT_KIND, ManipulatorDriver, require_simulator
 from treebrain.robots.manipulator.observation import ManipulatorObservation
+from treebrain.robots.manipulator.params import RobosuiteParams
 from treebrain.robots.registry import build_driver, driver_problems
 from treebrain.yaml_source import located
 
 SECTION = "manipulation"
+PLANNER_USE = "the symbolic planner (manipulation.plan_goal)"
+"""What needs the ``plan`` extra, as its one-line message says."""
 
 
 class ManipulationSettings(BaseModel):
@@ -62,6 +66,8 @@ def settings_problems(robot: RobotSettings) -> list[Problem]:
     missing = missing_file(robot, SECTION, "tasks_file", settings.tasks_file)
     problems = [] if missing is None else [missing]
     problems += _planner_profile_problems(robot, settings)
+    if settings.planner.searches:  # some profile plans classically: its extra, before the first tick
+        require("plan", PLANNER_USE)
     words = settings.grounding.object_words
     if words is None:
         return problems
@@ -110,7 +116,8 @@ def check_robot(robot: RobotSettings) -> tuple[TaskSpec | None, list[str]]:
     if problems:
         return None, problems
     if robot.driver.get("type") == "robosuite":
-        require_simulator("this robot")
+        cameras = RobosuiteParams.model_validate(params).perception.source == "camera"
+        require_simulator("this robot", cameras=cameras)
     try:
         settings = ManipulationSettings.model_validate(robot.data.get(SECTION) or {})
         catalogue = load_tasks(robot.base_dir / settings.tasks_file)
@@ -144,9 +151,12 @@ class ManipulationService:
     def from_context(cls, context: TreeContext) -> ManipulationService:
         robot = context.robot
         settings = ManipulationSettings.model_validate(robot.data.get(SECTION) or {})
+        params = dict(robot.driver.get("params") or {})
+        if context.run.perception is not None:
+            params["perception"] = context.run.perception
         driver: ManipulatorDriver = build_driver(  # type: ignore[assignment]
             str(robot.driver.get("type", "")),
-            dict(robot.driver.get("params") or {}),
+            params,
             clock=context.clock,
             limits=robot.limits,
             base_dir=robot.base_dir,
@@ -186,6 +196,13 @@ class ManipulationService:
             raise DriverError("no episode has started: the tree needs manipulation.reset first")
         return self.driver.observe(), self.world
 
+    def look_again(self) -> tuple[ManipulatorObservation, WorldState]:
+        """A fresh look of the cameras (camera perception) and the world state it shows."""
+        self.look()
+        observation = self.driver.look_again()
+        self.world = update_world(observation, self.task.regions, self.world)
+        return observation, self.world
+
     def step(self, command: EndEffectorCommand) -> str | None:
         """Send one control step; the reason when it is refused (limits, the run's action budget)."""
         refusal = self.context.service(RunLimits).admit(1)
@@ -193,6 +210,9 @@ class ManipulationService:
             return refusal
         try:
             self.driver.act(command)
+        except SimulatorFault as fault:
+            self.driver.stop()
+            return str(fault)
         except DriverError as error:
             return str(error)
         self.step_seconds_total += self.driver.step_seconds

@@ -55,10 +55,12 @@ def run_episode(
     seed: int,
     frames: bool = False,
     frame_listener: Callable[[str], None] | None = None,
+    perception: dict[str, Any] | None = None,
 ) -> EpisodeLog:
     """Tick `tree` through one episode from `seed`; its log (a crash of the tree counts as a
-    failure). With `frames`, the camera renders and `frame_listener` gets each frame (base64 PNG)."""
-    tree.context.run = RunOptions(seed=seed, frames=frames)
+    failure). With `frames`, the camera renders and `frame_listener` gets each frame (base64 PNG);
+    `perception` replaces the robot file's ``driver.params.perception``."""
+    tree.context.run = RunOptions(seed=seed, frames=frames, perception=perception)
     tree.context.services.pop(RunLimits, None)
 
     def keep(event: TreeEvent) -> None:
@@ -124,13 +126,15 @@ def frames_gif(frames: list[str]) -> bytes | None:
     return gif_bytes(storyboard(images, MEDIA_FRAMES, MEDIA_SIZE), MEDIA_FPS)
 
 
-def episode_gif(robot: Path, seed: int, provider: str | None) -> bytes | None:
+def episode_gif(
+    robot: Path, seed: int, provider: str | None, perception: dict[str, Any] | None = None
+) -> bytes | None:
     """The episode of `seed` again, on a fresh tree with the camera on: a small GIF of it (None when
     no frame was rendered)."""
     frames: list[str] = []
     tree = open_robot(robot, provider)
     try:
-        run_episode(tree, seed, frames=True, frame_listener=frames.append)
+        run_episode(tree, seed, frames=True, frame_listener=frames.append, perception=perception)
     finally:
         tree.close()
     return frames_gif(frames)
@@ -177,8 +181,17 @@ class ManipulationSuite(Suite):
     name = "manipulation"
 
     def __init__(
-        self, tasks: list[str], seeds: int, first_seed: int, robots: Path, provider: str | None, media: bool
+        self,
+        tasks: list[str],
+        seeds: int,
+        first_seed: int,
+        robots: Path,
+        provider: str | None,
+        media: bool,
+        perception: dict[str, Any] | None = None,
     ) -> None:
+        self.perception = perception
+        """``--perception``/``--depth-noise-m``: each robot file's perception replaced (None: kept)."""
         self.tasks = tasks
         self.seeds = seeds
         self.first_seed = first_seed
@@ -204,6 +217,17 @@ class ManipulationSuite(Suite):
             action="store_true",
             help="no GIF of a failed episode (it is run again with the camera)",
         )
+        parser.add_argument(
+            "--perception",
+            choices=("oracle", "camera"),
+            help="object poses from the simulator's state or from depth cameras (default: each robot file's)",
+        )
+        parser.add_argument(
+            "--depth-noise-m",
+            type=float,
+            default=0.0,
+            help="with --perception camera: Gaussian noise on every depth pixel (m, default 0)",
+        )
 
     @classmethod
     def from_arguments(cls, args: argparse.Namespace) -> ManipulationSuite:
@@ -213,6 +237,15 @@ class ManipulationSuite(Suite):
             raise InputError.single("--first-seed must be at least 0", "<command line>")
         if not args.tasks:
             raise InputError.single("--tasks: name at least one robosuite task", "<command line>")
+        if args.depth_noise_m and args.perception != "camera":
+            raise InputError.single("--depth-noise-m needs --perception camera", "<command line>")
+        if not 0.0 <= args.depth_noise_m <= 0.1:
+            raise InputError.single("--depth-noise-m must be between 0 and 0.1 (m)", "<command line>")
+        perception: dict[str, Any] | None = None
+        if args.perception is not None:
+            perception = {"source": args.perception}
+            if args.depth_noise_m:
+                perception["noise"] = {"depth_m": args.depth_noise_m}
         return cls(
             args.tasks,
             args.seeds,
@@ -220,6 +253,7 @@ class ManipulationSuite(Suite):
             relative_to_cwd(args.robots),
             args.provider,
             not args.no_media,
+            perception,
         )
 
     def settings(self) -> dict[str, Any]:
@@ -230,6 +264,7 @@ class ManipulationSuite(Suite):
             "robots": str(self.robots),
             "provider": self.provider,
             "media": self.media,
+            "perception": self.perception,
         }
 
     def robot_files(self) -> dict[str, Path]:
@@ -262,7 +297,7 @@ class ManipulationSuite(Suite):
         tree = state.tree_for(robot, self.provider)
         before = llm_usage(tree)
         try:
-            log = run_episode(tree, case.seed)
+            log = run_episode(tree, case.seed, perception=self.perception)
         except BaseException:
             state.close()  # the retry, and the next case, start from a fresh tree
             raise
@@ -272,7 +307,7 @@ class ManipulationSuite(Suite):
         if not log.success and self.media:
             started = time.perf_counter()
             try:
-                gif = episode_gif(robot, case.seed, self.provider)
+                gif = episode_gif(robot, case.seed, self.provider, self.perception)
             except DriverError as error:
                 logger.warning("%s: no GIF of the failed episode: %s", case.id, error)
                 gif = None

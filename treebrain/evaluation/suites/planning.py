@@ -4,8 +4,9 @@ plan's roles against the goal's), first-try validity, symbolic success, failure 
 and cost. ``treebrain eval grounding --suite libero``: the grounding tree on the task files whose goal
 places something, its source and target against the goal's On/In predicates.
 
-Each case builds the robot file's tree (``plan.yaml`` or ``ground.yaml``) afresh with `task` (the
-file's language), sets `scene` (its objects, regions, fixtures and initial predicates) and ticks it
+Each case builds the robot file's tree (``plan.yaml``, ``plan_goal.yaml`` or ``ground.yaml``) afresh
+with `task` (the file's language), sets `scene` (its objects, regions, fixtures and initial
+predicates) and, in a tree that has one, `goal` (the file's goal predicates), and ticks it
 to its end, so the model is asked exactly as a robot would ask it and no case sees another's
 answers. A case carries its task file's text, so workers need no LIBERO install.
 """
@@ -13,6 +14,7 @@ answers. A case carries its task file's text, so workers need no LIBERO install.
 from __future__ import annotations
 
 import argparse
+from functools import cached_property
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -28,6 +30,7 @@ from treebrain.evaluation.cases import (
 )
 from treebrain.evaluation.trees import WRITER, llm_usage, run_to_end, spent, with_profile
 from treebrain.manipulation.bddl import SUITES, BddlError, BddlTask, bddl_root, parse_bddl, suite_files
+from treebrain.manipulation.goal_parser import GoalParse
 from treebrain.manipulation.grounding import Grounding
 from treebrain.manipulation.libero_planning import (
     GROUNDING_RATES,
@@ -37,6 +40,7 @@ from treebrain.manipulation.libero_planning import (
     grounding_report,
     placings,
     reports_table,
+    score_goal_grounding,
     score_grounding,
     score_task,
     suite_report,
@@ -47,6 +51,11 @@ from treebrain.trees.loader import build_tree
 
 PLANNING_ROBOT = Path("config/robots/libero_planner.yaml")
 GROUNDING_ROBOT = Path("config/robots/libero_grounding.yaml")
+GOAL_KEY = "/goal"
+"""Set to the task file's goal predicates in a tree that plans for a goal it does not ground itself
+(the reference grounding: ``config/robots/libero_symbolic.yaml``)."""
+GOAL_PARSE_KEY = "/goal_parse"
+"""A tree that grounds the task's words as a goal (``ground_goal.yaml``) writes its parse here."""
 
 
 def open_task_tree(robot: Path, task: BddlTask, provider: str | None) -> TreebrainTree:
@@ -123,6 +132,7 @@ class LiberoSuite(Suite):
         return True
 
     def cases(self) -> list[Case]:
+        self.open()  # a bad robot file, --provider or a missing extra is said here, before any case
         root = self.bddl_dir or bddl_root()
         if root is None:
             raise InputError.single(
@@ -160,7 +170,10 @@ class LiberoSuite(Suite):
         tree = open_task_tree(self.robot, task, self.provider)
         try:
             before = llm_usage(tree)
-            run_to_end(tree, {"/scene": task.scene()})
+            inputs: dict[str, Any] = {"/scene": task.scene()}
+            if tree.blackboard.is_declared(GOAL_KEY) and not tree.blackboard.is_declared(GOAL_PARSE_KEY):
+                inputs[GOAL_KEY] = [str(predicate) for predicate in task.goal]
+            run_to_end(tree, inputs)
             value = tree.blackboard.get(key, WRITER, None)
             tokens, cost = spent(before, llm_usage(tree))
         finally:
@@ -215,23 +228,39 @@ class GroundingSuite(LiberoSuite):
     default_robot = GROUNDING_ROBOT
     rates = GROUNDING_RATES
 
+    @cached_property
+    def grounds_goals(self) -> bool:
+        """Whether the robot file's tree grounds a goal (``ground_goal.yaml``: every task file is a
+        case, scored on its whole goal) rather than a source and target (placing tasks only)."""
+        tree = open_task_tree(self.robot, BddlTask("probe", "", "", {}, {}, (), (), ()), self.provider)
+        try:
+            return tree.blackboard.is_declared(GOAL_PARSE_KEY)
+        finally:
+            tree.close()
+
     def chosen(self, task: BddlTask) -> bool:
-        """Only the task files whose goal places something (of the first --limit of each suite)."""
-        return bool(placings(task))
+        """Only the task files whose goal places something (of the first --limit of each suite),
+        unless the tree grounds whole goals."""
+        return self.grounds_goals or bool(placings(task))
 
     def run(self, state: None, case: Case) -> Outcome:
-        task, grounding, tokens, cost = self.answer(case, "/grounding")
-        if not isinstance(grounding, Grounding):
-            grounding = Grounding(
-                issues=["the grounding tree ended without an answer"], categories=["no_answer"]
-            )
-        outcome = score_grounding(task, grounding, tokens, cost)
+        if self.grounds_goals:
+            task, parse, tokens, cost = self.answer(case, GOAL_PARSE_KEY)
+            if not isinstance(parse, GoalParse):
+                parse = GoalParse(task=task.language, refusal="the grounding tree ended without an answer")
+            outcome = score_goal_grounding(task, parse, tokens, cost)
+        else:
+            task, grounding, tokens, cost = self.answer(case, "/grounding")
+            if not isinstance(grounding, Grounding):
+                grounding = Grounding(
+                    issues=["the grounding tree ended without an answer"], categories=["no_answer"]
+                )
+            outcome = score_grounding(task, grounding, tokens, cost)
         said = outcome.question or outcome.refusal
+        answered = " and ".join(outcome.goal) if outcome.goal else f"{outcome.source} -> {outcome.target}"
         return Outcome(
             passed=outcome.correct,
-            reason=""
-            if outcome.correct
-            else f"{outcome.source} -> {outcome.target}" + (f": {said}" if said else ""),
+            reason="" if outcome.correct else answered + (f": {said}" if said else ""),
             detail=outcome.model_dump(mode="json"),
             tokens=tokens,
             cost_usd=cost,

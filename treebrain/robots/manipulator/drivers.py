@@ -18,13 +18,14 @@ ROBOT_KIND = "manipulator"
 SIMULATOR = ("robosuite", "mujoco")
 
 
-def require_simulator(what: str = "the robosuite driver") -> None:
-    """Raise MissingExtra when robosuite or MuJoCo (the ``sim`` extra) is not installed."""
-    require("sim", what, SIMULATOR)
+def require_simulator(what: str = "the robosuite driver", cameras: bool = False) -> None:
+    """Raise MissingExtra when robosuite or MuJoCo (the ``sim`` extra) is not installed, or OpenCV
+    when the robot sees through `cameras`."""
+    require("sim", what, (*SIMULATOR, "cv2") if cameras else SIMULATOR)
 
 
 class ManipulatorDriver(Protocol):
-    """The driver contract with end-effector commands and oracle observations, plus episodes:
+    """The driver contract with end-effector commands and observations, plus episodes:
     ``act`` runs one control step, ``reset`` starts an episode from a seed."""
 
     step_seconds: float
@@ -46,6 +47,10 @@ class ManipulatorDriver(Protocol):
     def stop(self) -> None: ...
     def close(self) -> None: ...
     def reset(self, seed: int | None = None, frames: bool = False) -> ManipulatorObservation: ...
+    def look_again(self) -> ManipulatorObservation:
+        """A fresh look of the cameras now (camera perception), without a control step."""
+        ...
+
     def latest_frame(self) -> Any | None: ...
 
 
@@ -57,7 +62,7 @@ def register(drivers: DriverRegistry) -> None:
         params_model=RobosuiteParams,
         limits_model=ManipulatorLimits,
         make=_robosuite,
-        description="a robosuite task in MuJoCo: end-effector deltas through OSC, oracle perception",
+        description="a robosuite task in MuJoCo: end-effector deltas through OSC, oracle or camera perception",
     )
     drivers.register(
         "kinematic",

@@ -4,7 +4,9 @@ It stands in for the simulator where physics is beside the point: tick-level tes
 manipulation trees, planners' dry runs, machines without the ``sim`` extra. The gripper goes where
 each delta says; the fingers close at a fixed speed and stop on an object between them; a held
 object follows the gripper; an object let go drops onto whatever is under it. ``faults`` make an
-object slip out of the fingers when first lifted, so retries can be tested.
+object slip out of the fingers when first lifted, so retries can be tested; ``hidden`` objects are
+seen as a camera sees a hidden object (low confidence) until looked at again, so the trees' second
+look can be tested.
 """
 
 from __future__ import annotations
@@ -64,6 +66,12 @@ class KinematicParams(Frozen):
     success: SuccessBox
     slips: dict[str, int] = {}
     """Object name -> how many times it slips out of the fingers once lifted 2 cm."""
+    hidden: dict[str, int] = {}
+    """Object name -> how many looks (the episode's first, then each ``look_again``) see it hidden."""
+
+
+HIDDEN_CONFIDENCE = 0.2
+"""The confidence of a hidden object's pose (as camera perception gives one mostly out of view)."""
 
 
 class KinematicDriver:
@@ -76,6 +84,7 @@ class KinematicDriver:
         self.stops = 0
         self._started = False
         self._status = DriverStatus("idle")
+        self._hidden: dict[str, int] = {}
         self._reset_state(params.seed)
 
     @property
@@ -100,6 +109,11 @@ class KinematicDriver:
 
     def latest_frame(self) -> None:
         return None
+
+    def look_again(self) -> ManipulatorObservation:
+        """A new look: each hidden object has one look fewer to stay hidden."""
+        self._hidden = {name: looks - 1 for name, looks in self._hidden.items() if looks > 1}
+        return self.observe()
 
     def observe(self) -> ManipulatorObservation:
         if not self._started:
@@ -134,6 +148,7 @@ class KinematicDriver:
         self._held: str | None = None
         self._lifted_from = 0.0
         self._slips = dict(self.params.slips)
+        self._hidden = dict(self.params.hidden)
 
     def _thing(self, name: str) -> KinematicObject:
         return next(thing for thing in self.params.objects if thing.name == name)
@@ -221,6 +236,11 @@ class KinematicDriver:
                 position=self._positions[thing.name],
                 quaternion=_yaw_quaternion(thing.yaw),
                 half_extents=thing.half_extents,
+                **(
+                    {"perceived_by": "camera (hidden)", "confidence": HIDDEN_CONFIDENCE}
+                    if thing.name in self._hidden
+                    else {}
+                ),
             )
             for thing in self.params.objects
         }

@@ -32,6 +32,16 @@ class ObjectObservation(Frozen):
     quaternion: Quat
     box_center: Vec3 = (0.0, 0.0, 0.0)
     half_extents: Vec3
+    round: bool = False
+    """Its footprint is a disc (a can): turning it about z changes nothing."""
+    perceived_by: str = "oracle"
+    """Which perception gave the pose: ``oracle`` (the simulator's state), ``camera NAME+NAME``
+    (depth and masks of those cameras at `seen_step`) or ``gripper`` (held, so carried with the
+    gripper since that look)."""
+    seen_step: int = Field(default=0, ge=0)
+    confidence: float = Field(default=1.0, ge=0.0, le=1.0)
+    visible_fraction: float = Field(default=1.0, ge=0.0, le=1.0)
+    """How much of the object's top the cameras saw (1 for the oracle)."""
 
 
 class GripperObservation(Frozen):

@@ -1,4 +1,4 @@
-"""The robosuite driver: one env step per command, oracle observations, offscreen frames.
+"""The robosuite driver: one env step per command, oracle or camera perception, offscreen frames.
 
 robosuite and MuJoCo are imported only when an episode starts, so a machine without the ``sim``
 extra can still load and check every other tree; :func:`require_simulator` says how to fix it in one line.
@@ -17,7 +17,8 @@ import numpy as np
 
 from treebrain.extras import MissingExtra
 from treebrain.robots.driver import DriverStatus
-from treebrain.robots.errors import DriverError
+from treebrain.robots.errors import DriverError, SimulatorFault
+from treebrain.robots.manipulator.cameras import CameraPerception
 from treebrain.robots.manipulator.commands import EndEffectorCommand
 from treebrain.robots.manipulator.drivers import require_simulator
 from treebrain.robots.manipulator.limits import ManipulatorLimits, admit_step
@@ -31,6 +32,7 @@ from treebrain.robots.manipulator.observation import (
     Vec3,
 )
 from treebrain.robots.manipulator.params import RobosuiteParams
+from treebrain.robots.manipulator.perception import ShapePrior
 
 OSMESA_FIX = (
     "install OSMesa (apt-get install libosmesa6) and set MUJOCO_GL=osmesa PYOPENGL_PLATFORM=osmesa, "
@@ -39,6 +41,9 @@ OSMESA_FIX = (
 Frame = Any
 """An image as a numpy array (height, width, 3) of uint8, right way up."""
 
+
+CYLINDER, MESH = 5, 7
+"""MuJoCo's ``mjGEOM_CYLINDER`` and ``mjGEOM_MESH``."""
 
 _NUMBA_WARM: set[str] = set()
 """Holds ``"stepped"`` once an env has stepped without a render context in this process: when
@@ -68,6 +73,8 @@ class _Thing:
     body: int
     box_center: Vec3
     half_extents: Vec3
+    round: bool
+    """Its footprint is a disc (a can): see `_is_round`."""
 
 
 class RobosuiteDriver:
@@ -78,6 +85,11 @@ class RobosuiteDriver:
         self.limits = limits
         self._env: Any = None
         self._rendering = False
+        self._offscreen = False
+        self.perception = (
+            CameraPerception(params.perception) if params.perception.source == "camera" else None
+        )
+        """Camera perception, when the robot file asks for it (None: the oracle's poses)."""
         self._things: list[_Thing] = []
         self._labels: dict[int, str] = {}
         self._pads: tuple[int, int] = (0, 0)
@@ -89,8 +101,13 @@ class RobosuiteDriver:
         self._observation: ManipulatorObservation | None = None
         self._frame: Frame | None = None
         self._status = DriverStatus("idle")
+        self._fault: str | None = None
+        """Why the simulator cannot step any more in this episode."""
         self.step_seconds = 0.0
         """Wall time of the last env step (for the overhead benchmark)."""
+        self.oracle_objects: dict[str, ObjectObservation] = {}
+        """The simulator's own object poses at the last step, whatever the perception (to score
+        camera perception against, never for the skills)."""
 
     @property
     def task(self) -> str:
@@ -107,7 +124,7 @@ class RobosuiteDriver:
     # the driver contract ---------------------------------------------------------------------
     def connect(self) -> None:
         """Nothing to reach until an episode starts; a missing sim extra is reported here."""
-        _check_simulator()
+        _check_simulator(self.perception is not None)
 
     def observe(self) -> ManipulatorObservation:
         if self._observation is None:
@@ -123,7 +140,11 @@ class RobosuiteDriver:
         return self._status
 
     def stop(self) -> None:
-        """Hold still for one step, keeping the gripper as it is (a held object stays held)."""
+        """Hold still for one step, keeping the gripper as it is (a held object stays held); no step
+        after the simulator failed, since it cannot step any more."""
+        if self._fault is not None:
+            self._status = DriverStatus("stopped", f"not stepped: {self._fault}", "step", False)
+            return
         if self._observation is not None and self._step < self.params.horizon:
             self._send(self._command.still())
         self._status = DriverStatus("stopped", "halted", "step")
@@ -137,16 +158,25 @@ class RobosuiteDriver:
     def reset(self, seed: int | None = None, frames: bool = False) -> ManipulatorObservation:
         """Start an episode: the same seed places the objects and the robot the same way."""
         chosen = self.params.seed if seed is None else seed
-        if self._env is None or (frames and not self._rendering):
+        offscreen = frames or self.perception is not None
+        if self._env is None or (offscreen and not self._offscreen):
             self.close()
-            self._env = self._make(frames)
-            self._rendering = frames
+            self._env = self._make(offscreen)
+            self._offscreen = offscreen
+        self._rendering = frames
         env = self._env
         env.rng.bit_generator.state = np.random.default_rng(chosen).bit_generator.state
         raw = env.reset()
         self._index_model(raw)
+        if self.perception is not None:
+            priors = {
+                thing.name: (thing.body, ShapePrior(thing.box_center, thing.half_extents, thing.round))
+                for thing in self._things
+            }
+            self.perception.begin(env.sim, priors, chosen)
         self._seed = chosen
         self._step = 0
+        self._fault = None
         self._command = EndEffectorCommand()
         self._observation = self._observe(raw)
         self._frame = None
@@ -163,8 +193,24 @@ class RobosuiteDriver:
         if not self._rendering:
             raise DriverError("this episode was started without frames")
         camera = self.params.camera
-        image = self._env.sim.render(width=camera.width, height=camera.height, camera_name=camera.name)
-        return image[::-1].copy()
+        image = self._env.sim.render(width=camera.width, height=camera.height, camera_name=camera.name)[::-1]
+        if self.perception is None or self._observation is None:
+            return image.copy()
+        return self.perception.annotate(
+            self._env.sim, image, camera.name, self._observation.objects, self.oracle_objects
+        )
+
+    def look_again(self) -> ManipulatorObservation:
+        """The cameras look now (the oracle needs no second look); the observation after it."""
+        observation = self.observe()
+        if self.perception is None:
+            return observation
+        self.perception.look(self._env.sim, self._step)
+        objects = self.perception.objects(
+            self.oracle_objects, observation.gripper, _touching(observation.contacts)
+        )
+        self._observation = observation.model_copy(update={"objects": objects})
+        return self._observation
 
     def latest_frame(self) -> Frame | None:
         """The frame rendered at the last step, if that step was one to render."""
@@ -176,7 +222,7 @@ class RobosuiteDriver:
 
     # internals -----------------------------------------------------------------------------
     def _make(self, frames: bool) -> Any:
-        _check_simulator()
+        _check_simulator(self.perception is not None)
         if frames:
             os.environ.setdefault("MUJOCO_GL", self.params.camera.renderer)
             if os.environ["MUJOCO_GL"] == "osmesa":
@@ -237,8 +283,9 @@ class RobosuiteDriver:
             name = canonical_name(thing.name)
             geoms = [model.geom_name2id(geom) for geom in thing.contact_geoms]
             center, half = _body_box(model, geoms)
+            round_ = _is_round(model, geoms, center, half)
             self._things.append(
-                _Thing(name, thing.root_body, model.body_name2id(thing.root_body), center, half)
+                _Thing(name, thing.root_body, model.body_name2id(thing.root_body), center, half, round_)
             )
             labels.update(dict.fromkeys(geoms, name))
         gripper = env.robots[0].gripper["right"]
@@ -260,11 +307,21 @@ class RobosuiteDriver:
         translation = to_base @ np.asarray(command.translation) / self._scale[0]
         rotation = to_base @ np.asarray(command.rotation) / self._scale[1]
         action = np.concatenate([translation, rotation, [command.gripper]])
+        if self._fault is not None:
+            raise SimulatorFault(self._fault)
         started = time.perf_counter()
-        raw, _, _, _ = self._env.step(np.clip(action, -1.0, 1.0))
+        try:
+            raw, _, _, _ = self._env.step(np.clip(action, -1.0, 1.0))
+        except Exception as error:  # whatever robosuite or MuJoCo raise, the episode cannot go on
+            self._fault = f"robosuite raised {type(error).__name__} at step {self._step + 1}: {error}"
+            raise SimulatorFault(self._fault) from None
         self.step_seconds = time.perf_counter() - started
+        not_finite = sorted(key for key, value in raw.items() if _has_non_finite(value))
+        if not_finite:
+            self._fault = f"robosuite returned values that are not finite at step {self._step + 1}: {', '.join(not_finite)}"
+            raise SimulatorFault(self._fault)
         self._step += 1
-        if not self._rendering:
+        if not self._offscreen:
             _NUMBA_WARM.add("stepped")
         self._command = command
         self._observation = self._observe(raw)
@@ -282,9 +339,11 @@ class RobosuiteDriver:
                 quaternion=_quat(raw[f"{_raw_key(thing)}_quat"]),
                 box_center=thing.box_center,
                 half_extents=thing.half_extents,
+                round=thing.round,
             )
             for thing in self._things
         }
+        self.oracle_objects = objects
         qpos, qvel = raw["robot0_gripper_qpos"], raw["robot0_gripper_qvel"]
         left, right = data.geom_xpos[self._pads[0]], data.geom_xpos[self._pads[1]]
         across = left - right
@@ -298,6 +357,11 @@ class RobosuiteDriver:
             finger_axis=_vec(across / length),
         )
         success = bool(env._check_success())  # also fills PickPlace's objects_in_bins
+        contacts = self._contacts()
+        if self.perception is not None:
+            if self.perception.due(self._step):
+                self.perception.look(env.sim, self._step)
+            objects = self.perception.objects(objects, gripper, _touching(contacts))
         return ManipulatorObservation(
             task=self.params.task,
             seed=self._seed,
@@ -305,7 +369,7 @@ class RobosuiteDriver:
             sim_time=self._step / self.params.control_freq,
             objects=objects,
             gripper=gripper,
-            contacts=self._contacts(),
+            contacts=contacts,
             robot_base=self._base_position,
             task_success=success,
             objects_placed=self._objects_placed(),
@@ -329,6 +393,15 @@ class RobosuiteDriver:
         labels = self._labels
         found = {tuple(sorted((labels[a], labels[b]))) for a, b in pairs.tolist() if labels[a] != labels[b]}
         return tuple(Contact(a=a, b=b) for a, b in sorted(found))
+
+
+def _touching(contacts: tuple[Contact, ...]) -> dict[str, list[str]]:
+    """Everything each contact label touches."""
+    touching: dict[str, list[str]] = {}
+    for contact in contacts:
+        touching.setdefault(contact.a, []).append(contact.b)
+        touching.setdefault(contact.b, []).append(contact.a)
+    return touching
 
 
 def _raw_key(thing: _Thing) -> str:
@@ -360,6 +433,28 @@ def _body_box(model: Any, geoms: list[int]) -> tuple[Vec3, Vec3]:
     return _vec((low + high) / 2.0), _vec((high - low) / 2.0)
 
 
+def _is_round(model: Any, geoms: list[int], center: Vec3, half: Vec3) -> bool:
+    """Whether the geoms' footprint is a disc (a cylinder, or a mesh whose points all lie within
+    the inscribed circle's reach: no corner as far out as a square's)."""
+    if all(int(model.geom_type[geom]) == CYLINDER for geom in geoms):
+        return True
+    if not all(int(model.geom_type[geom]) == MESH for geom in geoms):
+        return False
+    radius = max(half[0], half[1])
+    if abs(half[0] - half[1]) > 0.1 * radius:
+        return False
+    reach = 0.0
+    for geom in geoms:
+        mesh = int(model.geom_dataid[geom])
+        start, count = int(model.mesh_vertadr[mesh]), int(model.mesh_vertnum[mesh])
+        points = (
+            model.mesh_vert[start : start + count] @ _matrix(model.geom_quat[geom]).T + model.geom_pos[geom]
+        )
+        offsets = np.abs(points[:, :2] - np.asarray(center[:2]))
+        reach = max(reach, float((offsets[:, 0] + offsets[:, 1]).max()))
+    return reach < 1.7 * radius  # a disc reaches sqrt(2) r along the diagonal, a square 2 r
+
+
 def _matrix(wxyz: Any) -> Any:
     w, x, y, z = (float(part) for part in wxyz)
     return np.array(
@@ -379,8 +474,14 @@ def _quat(values: Any) -> Quat:
     return (float(values[0]), float(values[1]), float(values[2]), float(values[3]))
 
 
-def _check_simulator() -> None:
+def _check_simulator(cameras: bool) -> None:
     try:
-        require_simulator()
+        require_simulator(cameras=cameras)
     except MissingExtra as missing:
         raise DriverError(str(missing)) from None
+
+
+def _has_non_finite(value: Any) -> bool:
+    """Whether an observation entry holds NaN or infinity (images and integers never do)."""
+    array = np.asarray(value)
+    return array.dtype.kind == "f" and not bool(np.all(np.isfinite(array)))

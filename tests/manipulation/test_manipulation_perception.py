@@ -1,0 +1,217 @@
+"""Camera perception's geometry without a simulator: a pinhole camera looking straight down at a
+box on a table, drawn analytically, and the pose, confidence and noise that come out of it."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from treebrain.manipulation.perception_error import pose_errors, summarise
+from treebrain.robots.manipulator.observation import ObjectObservation
+from treebrain.robots.manipulator.params import PerceptionNoise, PerceptionParams, RobosuiteParams
+from treebrain.robots.manipulator.perception import (
+    ESTIMATE_COLOUR,
+    LOW_CONFIDENCE_COLOUR,
+    TRUTH_COLOUR,
+    CameraView,
+    Mark,
+    ShapePrior,
+    back_project,
+    clean_mask,
+    draw_marks,
+    estimate_pose,
+    gather_points,
+    perturbed_pose,
+    yaw_error,
+    yaw_of,
+    yaw_symmetry,
+)
+
+TABLE_Z = 0.8
+CAMERA_Z = 1.5
+SIZE = 160
+FOCAL = 200.0
+DOWN = np.array(
+    [[1.0, 0.0, 0.0, 0.0], [0.0, -1.0, 0.0, 0.0], [0.0, 0.0, -1.0, CAMERA_Z], [0.0, 0.0, 0.0, 1.0]]
+)
+"""A camera at (0, 0, 1.5) looking down: image x along world x, image y along world -y."""
+CUBE = ShapePrior(box_center=(0.0, 0.0, 0.0), half_extents=(0.03, 0.02, 0.025))
+
+
+def top_down_view(
+    center: tuple[float, float], yaw: float, prior: ShapePrior = CUBE, cover_left_of: float | None = None
+) -> CameraView:
+    """The view of an upright box (its origin at `center` on the table, turned by `yaw`): depth to
+    its top inside its footprint, to the table elsewhere; pixels left of x `cover_left_of` hidden
+    (labelled as something else, at the same depth)."""
+    half_x, half_y, half_z = prior.half_extents
+    top = TABLE_Z + 2 * half_z
+    columns, rows = np.meshgrid(np.arange(SIZE), np.arange(SIZE))
+    ray_x, ray_y = (columns + 0.5 - SIZE / 2) / FOCAL, -(rows + 0.5 - SIZE / 2) / FOCAL
+    depth_top = CAMERA_Z - top
+    x, y = ray_x * depth_top - center[0], ray_y * depth_top - center[1]
+    along = x * math.cos(yaw) + y * math.sin(yaw)
+    across = -x * math.sin(yaw) + y * math.cos(yaw)
+    inside = (np.abs(along) <= half_x) & (np.abs(across) <= half_y)
+    depth = np.where(inside, depth_top, CAMERA_Z - TABLE_Z)
+    labels = np.where(inside, 0, -1)
+    if cover_left_of is not None:
+        labels = np.where(inside & (ray_x * depth_top < cover_left_of), 1, labels)
+    intrinsics = np.array([[FOCAL, 0.0, SIZE / 2], [0.0, FOCAL, SIZE / 2], [0.0, 0.0, 1.0]])
+    return CameraView("top", depth, labels, intrinsics, DOWN)
+
+
+def test_back_projection_puts_pixels_at_their_world_points() -> None:
+    view = top_down_view((0.05, -0.02), 0.0)
+    points = back_project(view, view.labels == 0)
+    assert np.allclose(points[:, 2], TABLE_Z + 0.05)
+    assert abs(points[:, 0].mean() - 0.05) < 1e-3 and abs(points[:, 1].mean() + 0.02) < 1e-3
+
+
+@pytest.mark.parametrize(("center", "yaw"), [((0.0, 0.0), 0.0), ((0.04, -0.03), 0.6), ((-0.05, 0.02), -1.2)])
+def test_a_whole_box_gives_its_pose_within_a_millimetre(center: tuple[float, float], yaw: float) -> None:
+    estimate = estimate_pose(gather_points([top_down_view(center, yaw)], 0), CUBE)
+    assert estimate is not None
+    assert math.dist(estimate.position, (*center, TABLE_Z + 0.025)) < 1e-3  # the origin is the box's centre
+    assert math.degrees(yaw_error(estimate.yaw, yaw, math.pi)) < 2.0
+    assert estimate.top == pytest.approx(TABLE_Z + 0.05)
+    assert estimate.visible_fraction > 0.8 and estimate.confidence > 0.8  # pixel centres lose a rim
+    assert estimate.cameras == ("top",)
+
+
+def test_the_origin_is_found_from_the_box_offset_in_the_object_frame() -> None:
+    raised = ShapePrior(box_center=(0.01, 0.0, 0.025), half_extents=(0.03, 0.02, 0.025))
+    estimate = estimate_pose(gather_points([top_down_view((0.0, 0.0), math.pi / 2, CUBE)], 0), raised)
+    assert estimate is not None
+    assert math.dist(estimate.position[:2], (0.0, -0.01)) < 1e-3  # the box centre 1 cm along its x (world y)
+    assert estimate.position[2] == pytest.approx(TABLE_Z + 0.025 - 0.025, abs=1e-6)
+
+
+def test_a_half_hidden_box_says_so_in_its_confidence() -> None:
+    estimate = estimate_pose(gather_points([top_down_view((0.0, 0.0), 0.0, cover_left_of=0.0)], 0), CUBE)
+    assert estimate is not None
+    assert 0.35 < estimate.visible_fraction < 0.6
+    assert estimate.confidence < 0.6
+
+
+def test_an_unseen_object_is_no_estimate() -> None:
+    view = top_down_view((0.0, 0.0), 0.0)
+    assert estimate_pose(gather_points([view], 7), CUBE) is None
+
+
+def test_a_box_cut_by_the_image_border_has_half_the_confidence() -> None:
+    whole = estimate_pose(gather_points([top_down_view((0.0, 0.0), 0.0)], 0), CUBE)
+    cut = estimate_pose(gather_points([top_down_view((0.25, 0.0), 0.0)], 0), CUBE)
+    assert whole is not None and cut is not None
+    assert gather_points([top_down_view((0.25, 0.0), 0.0)], 0).cut_at_border
+    assert cut.confidence < 0.5 * whole.confidence + 1e-9
+
+
+def test_masks_lose_specks_and_erode_on_request() -> None:
+    mask = np.zeros((20, 20), dtype=bool)
+    mask[5:15, 5:15] = True
+    mask[1, 1] = True
+    cleaned = clean_mask(mask)
+    assert not cleaned[1, 1] and cleaned[5:15, 5:15].all()
+    assert clean_mask(mask, erosion_px=2).sum() == 6 * 6
+
+
+def test_depth_noise_and_erosion_degrade_gracefully() -> None:
+    rng = np.random.default_rng(3)
+    view = top_down_view((0.02, 0.01), 0.4)
+    noisy = CameraView(view.name, view.depth_m + rng.normal(0.0, 0.002, view.depth_m.shape), *_rest(view))
+    estimate = estimate_pose(gather_points([noisy], 0, erosion_px=1), CUBE, depth_noise_m=0.002)
+    assert estimate is not None
+    assert math.dist(estimate.position, (0.02, 0.01, TABLE_Z + 0.025)) < 0.005
+    assert math.degrees(yaw_error(estimate.yaw, 0.4, math.pi)) < 5.0
+
+
+def _rest(view: CameraView) -> tuple[object, object, object]:
+    return view.labels, view.intrinsics, view.camera_to_world
+
+
+def test_camera_pose_error_is_seeded_and_sized() -> None:
+    noise = PerceptionNoise(camera_position_m=0.01, camera_rotation_deg=1.0)
+    first = perturbed_pose(DOWN, noise, np.random.default_rng(4))
+    again = perturbed_pose(DOWN, noise, np.random.default_rng(4))
+    assert np.array_equal(first, again)
+    assert 0.0 < np.linalg.norm(first[:3, 3] - DOWN[:3, 3]) < 0.05
+    assert np.allclose(first[:3, :3] @ first[:3, :3].T, np.eye(3))
+    assert np.array_equal(perturbed_pose(DOWN, PerceptionNoise(), np.random.default_rng(4)), DOWN)
+
+
+def test_yaw_symmetry_follows_the_shape() -> None:
+    assert yaw_symmetry(CUBE) == math.pi
+    assert yaw_symmetry(ShapePrior((0.0, 0.0, 0.0), (0.02, 0.0205, 0.02))) == math.pi / 2
+    assert yaw_symmetry(ShapePrior((0.0, 0.0, 0.0), (0.03, 0.03, 0.04), round=True)) is None
+    assert math.degrees(yaw_error(math.radians(179.0), math.radians(-1.0), math.pi)) == pytest.approx(
+        0.0, abs=1e-9
+    )
+    assert yaw_of((0.0, 0.0, math.sin(0.3), math.cos(0.3))) == pytest.approx(0.6)
+
+
+def _observed(
+    name: str, position: tuple[float, float, float], yaw: float, round_: bool = False
+) -> ObjectObservation:
+    return ObjectObservation(
+        name=name,
+        raw_name=name,
+        position=position,
+        quaternion=(0.0, 0.0, math.sin(yaw / 2), math.cos(yaw / 2)),
+        half_extents=(0.03, 0.02, 0.02),
+        round=round_,
+    )
+
+
+def test_pose_errors_per_object_and_their_summary() -> None:
+    truth = {
+        "cube": _observed("cube", (0.0, 0.0, 0.8), 0.1),
+        "can": _observed("can", (0.1, 0.0, 0.8), 0.0, True),
+    }
+    looks = [
+        {
+            "cube": _observed("cube", (0.003, 0.004, 0.8), 0.1 + math.pi),
+            "can": _observed("can", (0.1, 0.0, 0.8), 2.0),
+        },
+        {"cube": _observed("cube", (0.0, 0.0, 0.8), 0.1 + math.radians(4))},
+    ]
+    errors = [error for look in looks for error in pose_errors(look, truth)]
+    assert errors[0].position_mm == pytest.approx(5.0) and errors[0].yaw_deg == pytest.approx(0.0, abs=1e-6)
+    assert errors[1].yaw_deg is None  # a can's yaw means nothing
+    summary = summarise(errors)
+    assert summary["cube"].position_median_mm == pytest.approx(2.5)
+    assert summary["cube"].yaw_p95_deg == pytest.approx(3.8)
+    assert summary["can"].unseen == 1 and summary["can"].looks == 2
+
+
+def test_perception_is_chosen_in_the_robot_file() -> None:
+    assert RobosuiteParams(task="Lift").perception.source == "oracle"
+    chosen = RobosuiteParams.model_validate({"task": "Lift", "perception": "camera"})
+    assert chosen.perception == PerceptionParams(source="camera")
+    with pytest.raises(ValueError, match="agentview"):
+        RobosuiteParams.model_validate(
+            {"task": "Lift", "perception": {"source": "camera", "cameras": ["eyeview"]}}
+        )
+
+
+def test_frames_show_the_mask_the_estimate_and_the_truth() -> None:
+    view = top_down_view((0.02, 0.0), 0.3)
+    frame = np.zeros((SIZE, SIZE, 3), dtype=np.uint8)
+    mark = Mark(
+        0, "cube", (0.02, 0.0, TABLE_Z + 0.025), 0.3, CUBE.half_extents, 0.9, truth=(-0.05, 0.05, 0.825)
+    )
+    drawn = draw_marks(frame, view.labels, view.intrinsics, view.camera_to_world, [mark], 0.5)
+    assert drawn.shape == frame.shape and not frame.any()  # the frame itself is left alone
+    assert tuple(drawn[SIZE // 2, SIZE // 2 + 6]) == ESTIMATE_COLOUR  # the centre, 2 cm right of the middle
+    truth_column, truth_row = SIZE // 2 - 16, SIZE // 2 - 16  # 5 cm left, 5 cm up at 3.1 mm a pixel
+    assert (
+        (drawn[truth_row - 1 : truth_row + 2, truth_column - 1 : truth_column + 2] == TRUTH_COLOUR)
+        .all(axis=2)
+        .any()
+    )
+    doubtful = draw_marks(frame, view.labels, view.intrinsics, view.camera_to_world, [mark], 0.95)
+    assert (doubtful == LOW_CONFIDENCE_COLOUR).all(axis=2).any() and not (doubtful == ESTIMATE_COLOUR).all(
+        axis=2
+    ).any()
