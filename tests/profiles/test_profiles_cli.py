@@ -153,9 +153,38 @@ def test_runs_beside_ros_name_the_ros_extra() -> None:
     assert_one_line_naming(done, "ros", "--ros")
 
 
+def test_the_ros_viewer_names_the_ros_extra() -> None:
+    assert_one_line_naming(treebrain("view", "--ros"), "ros", "treebrain view --ros")
+
+
+def test_camera_perception_without_opencv_names_the_sim_extra() -> None:
+    done = treebrain(
+        "run",
+        "config/robots/panda_stack_camera.yaml",
+        "--no-record",
+        allow=("robosuite", "mujoco", "numpy", "imageio"),
+    )
+    assert_one_line_naming(done, "sim", "config/robots/panda_stack_camera.yaml")
+    assert "(cv2 is not installed)" in done.stderr
+
+
 @pytest.mark.parametrize(("suite", "extra"), [("manipulation", "sim"), ("language", "sim")])
 def test_a_suite_that_needs_a_simulator_names_it_before_any_case(suite: str, extra: str) -> None:
     assert_one_line_naming(treebrain("eval", suite, "-q"), extra, f"treebrain eval {suite}")
+
+
+def test_the_classical_planner_without_its_extra_is_named_before_any_case() -> None:
+    robot = "config/robots/libero_symbolic.yaml"
+    done = treebrain("eval", "planning", "--robot", robot, "--suites", "goal", "--limit", "1", "-q")
+    assert_one_line_naming(done, "plan", robot)
+
+
+def test_only_a_robot_that_plans_classically_needs_the_planners_extra() -> None:
+    # both trees hold manipulation.plan_goal (plan.yaml's classical branch); only the setting decides
+    model = treebrain("validate", "config/robots/libero_planner.yaml")
+    assert model.returncode == 0, model.stdout + model.stderr
+    robot = "config/robots/libero_language_planner.yaml"  # manipulation.planner.decoding: classical
+    assert_one_line_naming(treebrain("validate", robot), "plan", robot)
 
 
 def test_a_report_without_matplotlib_is_refused_before_the_cases_run(tmp_path: Path) -> None:

@@ -54,7 +54,7 @@ def test_stop_interrupts_a_motion_part_way() -> None:
     clock.advance(0.5)
     arm.stop()
     assert arm.poll() == DriverStatus(
-        "stopped", "stopped at 25%", "move_to(x_mm=350, y_mm=200, z_mm=450, place=serving_plate)"
+        "stopped", "stopped at 25%", "move_to(x_mm=350, y_mm=200, z_mm=450, place=serving_plate)", True
     )
     scene = arm.observe()
     assert scene.pose == Pose(x_mm=350, y_mm=50, z_mm=450)

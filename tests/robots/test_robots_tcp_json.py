@@ -85,7 +85,44 @@ def test_stop_writes_a_stop_message(tmp_path: Path) -> None:
     bridge.stop()
     message = json.loads((tmp_path / "tcp_commands.json").read_text())
     assert (message["seq"], message["stop"], message["command"]) == (2, True, None)
-    assert bridge.poll().state == "stopped"
+    status = bridge.poll()
+    assert (status.state, status.acknowledged) == ("stopped", None)
+    assert (
+        status.message == f"stop #2 written to {tmp_path / 'tcp_commands.json'} (no ack_path: not confirmed)"
+    )
+
+
+def test_a_stop_waits_for_its_own_acknowledgement_on_the_clock(tmp_path: Path) -> None:
+    bridge, clock = make_bridge(tmp_path, ack_path="ack.json", stop_timeout_s=1)
+    bridge.act(GripperSet(state="closed"))
+    bridge.stop()
+    assert bridge.poll().state == "stopping"
+    (tmp_path / "ack.json").write_text('{"seq": 1, "state": "done"}')  # the command's, not the stop's
+    clock.advance(0.5)
+    assert bridge.poll().state == "stopping"
+    (tmp_path / "ack.json").write_text('{"seq": 2, "state": "done"}')
+    status = bridge.poll()
+    assert (status.state, status.acknowledged) == ("stopped", True)
+    assert status.message == f"stop #2 acknowledged in {tmp_path / 'ack.json'}"
+
+
+def test_an_unanswered_stop_ends_after_its_wait_and_says_what_the_ack_file_held(tmp_path: Path) -> None:
+    bridge, clock = make_bridge(tmp_path, ack_path="ack.json", stop_timeout_s=1)
+    bridge.act(GripperSet(state="closed"))
+    (tmp_path / "ack.json").write_text('{"seq": 1, "state": "done"}')
+    assert bridge.poll().state == "done"
+    bridge.stop()
+    clock.advance(1.5)
+    status = bridge.poll()
+    assert (status.state, status.acknowledged, status.command) == (
+        "stopped",
+        False,
+        "gripper_set(state=closed)",
+    )
+    assert status.message == (
+        f"stop #2 written to {tmp_path / 'tcp_commands.json'}, but not acknowledged in "
+        f"{tmp_path / 'ack.json'} within 1 s (it still holds the answer to #1)"
+    )
 
 
 def test_an_unwritable_path_is_a_clear_error(tmp_path: Path) -> None:

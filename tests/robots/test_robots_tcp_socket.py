@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import socket
-import threading
 import time
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 
+from tests.faults.controller import LineServer
 from treebrain.clock import FakeClock
 from treebrain.robots.arm.commands import GripperSet, MoveTo
 from treebrain.robots.arm.limits import ArmLimits
@@ -17,50 +18,23 @@ from treebrain.robots.arm.tcp_socket import TcpSocketClient, TcpSocketParams
 from treebrain.robots.driver import DriverStatus
 from treebrain.robots.errors import DriverError
 
-Reply = Callable[[dict[str, object]], list[bytes]]
+Reply = Callable[[dict[str, Any]], list[bytes]]
 
 
-class FakeController:
+class FakeController(LineServer):
     """Accepts one client and answers each line with what `reply` returns; stops after 5 s at most."""
 
     def __init__(self, reply: Reply) -> None:
         self.reply = reply
-        self.received: list[dict[str, object]] = []
-        self.server = socket.create_server(("127.0.0.1", 0))
-        self.server.settimeout(5)
-        self.port = self.server.getsockname()[1]
-        self.thread = threading.Thread(target=self._serve, daemon=True)
-        self.thread.start()
+        super().__init__(timeout_s=5)
 
-    def _serve(self) -> None:
-        try:
-            conn, _ = self.server.accept()
-        except OSError:
-            return
-        conn.settimeout(5)
-        buffer = b""
-        with conn:
-            while True:
-                try:
-                    chunk = conn.recv(4096)
-                except OSError:
-                    return
-                if not chunk:
-                    return
-                buffer += chunk
-                while b"\n" in buffer:
-                    line, buffer = buffer.split(b"\n", 1)
-                    message = json.loads(line)
-                    self.received.append(message)
-                    answers = self.reply(message)
-                    if answers == [b"CLOSE"]:
-                        return
-                    for answer in answers:
-                        conn.sendall(answer)
-
-    def close(self) -> None:
-        self.server.close()
-        self.thread.join(timeout=5)
+    def answer(self, conn: socket.socket, message: dict[str, Any]) -> bool:
+        answers = self.reply(message)
+        if answers == [b"CLOSE"]:
+            return False
+        for answer in answers:
+            conn.sendall(answer)
+        return True
 
 
 @pytest.fixture

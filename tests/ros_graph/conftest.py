@@ -97,11 +97,15 @@ def program(name: str) -> str:
 class Process:
     """A program running beside the test, its output collected in files."""
 
-    def __init__(self, command: list[str], folder: Path, env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, command: list[str], folder: Path, env: dict[str, str] | None = None, stdin: int | None = None
+    ) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         self.stdout_path, self.stderr_path = folder / "stdout.txt", folder / "stderr.txt"
         with self.stdout_path.open("wb") as out, self.stderr_path.open("wb") as err:
-            self.popen = subprocess.Popen(command, stdout=out, stderr=err, env=env or dict(os.environ))
+            self.popen = subprocess.Popen(
+                command, stdin=stdin, stdout=out, stderr=err, env=env or dict(os.environ)
+            )
 
     @property
     def stdout(self) -> str:
@@ -136,8 +140,8 @@ def processes(tmp_path: Path) -> Iterator[Callable[..., Process]]:
     """Start programs beside the test; whatever still runs at the end is stopped."""
     started: list[Process] = []
 
-    def start(command: list[str], env: dict[str, str] | None = None) -> Process:
-        process = Process(command, tmp_path / f"process-{len(started)}", env)
+    def start(command: list[str], env: dict[str, str] | None = None, stdin: int | None = None) -> Process:
+        process = Process(command, tmp_path / f"process-{len(started)}", env, stdin)
         started.append(process)
         return process
 

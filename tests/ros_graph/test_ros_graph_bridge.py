@@ -20,7 +20,7 @@ from treebrain.trees import TreebrainTree, load_tree
 
 pytestmark = pytest.mark.ros
 
-NODE = "/patrol/patrol"
+NODE = "/patrol/tree"
 LATCHED_DEPTH = 1
 
 
@@ -84,10 +84,8 @@ def statuses(message: Any) -> dict[str, int]:
     return {behaviour.name: behaviour.status for behaviour in message.behaviours}
 
 
-def test_the_node_is_named_after_the_robot_and_offers_the_services_watchers_look_for(
-    running: Running,
-) -> None:
-    assert (running.bridge.node.get_name(), running.bridge.node.get_namespace()) == ("patrol", "/patrol")
+def test_the_node_is_the_robots_tree_and_offers_the_services_watchers_look_for(running: Running) -> None:
+    assert (running.bridge.node.get_name(), running.bridge.node.get_namespace()) == ("tree", "/patrol")
     assert running.spin(lambda: len(services(running)) == 6, 10.0)
     assert services(running) == {
         f"{NODE}/blackboard_streams/close": "py_trees_ros_interfaces/srv/CloseBlackboardStream",
@@ -214,6 +212,22 @@ def test_sensor_messages_reach_the_blackboard_and_key_changes_reach_actuators(ru
     running.tick()
     assert running.spin(lambda: len(commands) == 2, 5.0)
     assert [command.linear.x for command in commands] == [0.5, 0.0]
+
+
+def test_a_flooding_publisher_leaves_the_newest_value_and_nothing_queued(running: Running) -> None:
+    from std_msgs.msg import Float64
+
+    battery = running.probe.create_publisher(Float64, "/patrol/battery", 1000)
+    assert running.spin(lambda: battery.get_subscription_count() == 1, 10.0)
+    flood = 2000
+    for index in range(flood):  # no tick in between: far more than a tick applies of queued work
+        battery.publish(Float64(data=index / flood))
+    time.sleep(1.0)  # the bridge's executor takes them in; nothing is applied before a tick
+    assert running.bridge._inbox.empty() and len(running.bridge._sensed_values) == 1
+    last = (flood - 1) / flood
+    received = running.spin(lambda: running.tree.blackboard.get("/battery") == last, 10.0)
+    assert received, running.tree.blackboard.get("/battery")
+    assert running.bridge._sensed_values == {}
 
 
 def test_snapshots_are_built_off_the_tick_thread_and_the_oldest_dropped_when_it_falls_behind(

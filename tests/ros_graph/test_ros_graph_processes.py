@@ -57,11 +57,11 @@ def test_sigterm_stops_one_robot_and_leaves_the_other_running(
     from py_trees_ros_interfaces.msg import BehaviourTree
 
     alpha_commands = listener.record("/alpha/cmd_vel", Twist)
-    beta_snapshots = listener.record("/beta/beta/snapshots", BehaviourTree)
+    beta_snapshots = listener.record("/beta/tree/snapshots", BehaviourTree)
     alpha = run_robot(processes, patrol("alpha"))
     beta = run_robot(processes, patrol("beta"))
     assert listener.spin(lambda: len(beta_snapshots) > 0, 20.0), beta.stderr
-    robots = {("alpha", "/alpha"), ("beta", "/beta")}
+    robots = {("tree", "/alpha"), ("tree", "/beta")}
     assert listener.spin(lambda: robots <= set(listener.node.get_node_names_and_namespaces()), 10.0)
 
     assert alpha.terminate() == 143  # SIGTERM: the tree halted, the run reported as interrupted

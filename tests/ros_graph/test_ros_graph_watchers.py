@@ -65,7 +65,7 @@ def test_the_blackboard_watcher_lists_the_keys_and_streams_their_values(
     streamed = watch(
         [program("py-trees-blackboard-watcher"), "--namespace", "/patrol", "/speed"], client_env, 15
     )
-    assert "creating subscription [/patrol/patrol/blackboard_streams/_watcher_" in streamed, streamed
+    assert "creating subscription [/patrol/tree/blackboard_streams/_watcher_" in streamed, streamed
     assert "/speed: 0.5" in streamed
     assert "/battery" not in streamed.split("creating subscription")[1]
 

@@ -102,16 +102,23 @@ def test_a_command_the_arm_does_not_finish_stops_the_program_with_the_reason(
     ack = tmp_path / "ack.json"
     robot["driver"] = {
         "type": "tcp_json",
-        "params": {"path": str(tmp_path / "tcp_commands.json"), "ack_path": str(ack), "ack_timeout_s": 0.5},
+        "params": {
+            "path": str(tmp_path / "tcp_commands.json"),
+            "ack_path": str(ack),
+            "ack_timeout_s": 0.5,
+            "stop_timeout_s": 0.25,
+        },
     }
     path.write_text(yaml.safe_dump(robot), encoding="utf-8")
     harness = TreeHarness.from_file(path, values={"/voice/command": "make a cheese sandwich"})
     assert voice.run(harness) == Status.FAILURE
-    assert harness.ticks == 7  # sent at tick 1, no answer by 0.5 s
+    # sent at tick 1, no answer by 0.5 s; the stop sent at tick 7, unanswered by 0.25 s
+    assert harness.ticks == 10
     assert voice.value(harness, "/arm/executed") == 0
     assert voice.value(harness, "/arm/error") == (
-        "move_to(x_mm=150, y_mm=420, z_mm=160, place=bread) failed: "
-        f"no answer to command #1 in {ack} within 0.5 s"
+        "primitive 1 of 28, move_to(x_mm=150, y_mm=420, z_mm=160, place=bread) failed: "
+        f"no answer to command #1 in {ack} within 0.5 s; stop #2 written to {tmp_path / 'tcp_commands.json'}, "
+        f"but not acknowledged in {ack} within 0.25 s"
     )
 
 

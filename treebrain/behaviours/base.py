@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict
 from treebrain.behaviours.context import RobotSettings, TreeContext
 from treebrain.behaviours.ports import MissingInput, Port
 from treebrain.blackboard import MISSING, BlackboardError, KeyType
+from treebrain.robots.errors import DriverError
 from treebrain.secrets import redact
 
 _LOG = logging.getLogger("treebrain.behaviours")
@@ -183,7 +184,7 @@ class Leaf(RemembersInvalidation):
             if self.status != _RUNNING:
                 self.initialise()
             new_status = self.update()
-        except (MissingInput, BlackboardError, TypeError, ValueError) as error:
+        except (MissingInput, BlackboardError, DriverError, TypeError, ValueError) as error:
             new_status = self._failed(error, expected=True)
         except Exception as error:  # a leaf must never take the tree down
             new_status = self._failed(error, expected=False)

@@ -56,7 +56,7 @@ COMMANDS = (
     ),
     Subcommand(
         "view",
-        "serve the viewer for a recording (live while it is being written)",
+        "serve the viewer for a recording (live while it is being written), or --ros: the py_trees_ros viewer",
         "treebrain.cli.record:configure_view",
     ),
     Subcommand(

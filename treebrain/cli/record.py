@@ -1,5 +1,5 @@
-"""Recording commands: ``replay`` and ``view``, and what ``run`` adds around its runner (the
-recording, the live viewer, the ROS 2 bridge)."""
+"""Recording commands: ``replay`` and ``view`` (``view --ros``: the py_trees_ros viewer), and what
+``run`` adds around its runner (the recording, the live viewer, the ROS 2 bridge)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,10 @@ import argparse
 import base64
 import contextlib
 import math
+import os
+import signal
+import sqlite3
+import subprocess
 import sys
 import tempfile
 import threading
@@ -28,6 +32,7 @@ from treebrain.recording import (
     rerun,
 )
 from treebrain.recording.schema import settle
+from treebrain.recording.writer import storage_problem
 from treebrain.robots.errors import DriverError
 from treebrain.robots.manipulator.frames import ANIMATIONS, decode_png, write_animation
 from treebrain.ros.bridge import RosBridge
@@ -36,6 +41,8 @@ from treebrain.trees.runner import RunStats
 from treebrain.viewer import ViewerServer
 
 MEGABYTE = 1024 * 1024
+VIEWER_STOP_S = 10.0
+"""How long the py_trees_ros viewer gets to close its window after Ctrl-C or SIGTERM."""
 TickCallback = Callable[[TreebrainTree, RunStats], None]
 
 
@@ -112,7 +119,15 @@ class RunSession:
             self.recording_path = path
             max_bytes = int(args.record_max_mb * MEGABYTE)
             hz = args.hz if math.isfinite(args.hz) else None
-            self.recorder = Recorder(tree, path, hz=hz, values=values, max_bytes=max_bytes)
+            try:
+                self.recorder = Recorder(tree, path, hz=hz, values=values, max_bytes=max_bytes)
+            except (sqlite3.Error, OSError) as error:
+                problem = f"cannot record to {path}: {storage_problem(error)}"
+                if args.view:
+                    print(f"treebrain run: {problem}, and --view shows the recording", file=sys.stderr)
+                    return False
+                print(f"warning: {problem}; the run goes on unrecorded", file=sys.stderr)
+                self.recording_path = None
         if args.view:
             assert self.recording_path is not None
             self.viewer = _serve(Recording(self.recording_path), args.host, args.port, "", args.open)
@@ -154,6 +169,15 @@ class RunSession:
     def stop_recording(self) -> None:
         if self.recorder is not None:
             self.recorder.close()
+            failure = self.recorder.writer.failure
+            if failure is not None:
+                print(
+                    f"recording: {self.recording_path} holds ticks up to {self.recorder.writer.committed_tick} "
+                    f"only: {failure}",
+                    file=sys.stderr,
+                )
+                self.recorder = None
+                return
             if self.recorder.lost_ticks:
                 print(f"warning: {self.recorder.lost_ticks} ticks were not recorded", file=sys.stderr)
             if self._temporary is None:
@@ -256,7 +280,46 @@ def _serve_until_interrupt(args: argparse.Namespace, query: str) -> int:
 
 
 def cmd_view(args: argparse.Namespace) -> int:
+    if args.ros:
+        if args.recording is not None:
+            raise InputError.single(
+                "--ros takes no recording: the viewer shows the trees running on the ROS 2 graph",
+                "<command line>",
+            )
+        return _view_ros()
+    if args.recording is None:
+        raise InputError.single(
+            "name a recording to view, or --ros for the trees running on the ROS 2 graph", "<command line>"
+        )
     return _serve_until_interrupt(args, "")
+
+
+def _view_ros() -> int:
+    """The py_trees_ros viewer in a process of its own, until its window closes (or Ctrl-C, which
+    it handles by closing its window, as SIGTERM here does)."""
+    from treebrain.ros import viewer
+
+    viewer.require_viewer()
+    problem = viewer.display_problem(os.environ) or viewer.platform_problem(os.environ, viewer.x11_plugin())
+    if problem is not None:
+        print(f"treebrain view --ros: {problem}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    process = subprocess.Popen(
+        viewer.viewer_command(), env=viewer.viewer_environment(os.environ, os.geteuid() == 0)
+    )
+    try:
+        code = process.wait()
+    except KeyboardInterrupt:
+        process.send_signal(signal.SIGINT)
+        try:
+            process.wait(VIEWER_STOP_S)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        raise
+    if code < 0:
+        print(f"treebrain view --ros: the viewer stopped on signal {-code}", file=sys.stderr)
+        return EXIT_FAILURE
+    return code
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
@@ -279,6 +342,12 @@ def configure_replay(replay: argparse.ArgumentParser) -> None:
 
 
 def configure_view(view: argparse.ArgumentParser) -> None:
-    view.add_argument("recording", type=Path)
+    view.add_argument("recording", type=Path, nargs="?", help="the recording to serve (not with --ros)")
+    view.add_argument(
+        "--ros",
+        action="store_true",
+        help="start the py_trees_ros viewer instead: it draws the trees running with --ros on the "
+        "ROS 2 graph (a namespace menu picks the robot)",
+    )
     _add_viewer_options(view)
     view.set_defaults(handler=cmd_view)

@@ -149,18 +149,29 @@ def dumps(value: Any) -> str:
 
 
 def create(path: Path) -> sqlite3.Connection:
-    """A new, empty recording at `path` (an existing file there is replaced)."""
+    """A new, empty recording at `path` (an existing file there is replaced); when it cannot be made
+    (a full disk), nothing is left behind."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    remove(path)
+    connection = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+    try:
+        # Pages freed by dropping old ticks go back to the file system (PRAGMA incremental_vacuum).
+        connection.execute("PRAGMA auto_vacuum=INCREMENTAL")
+        connection.execute("PRAGMA journal_mode=WAL")
+        connection.execute("PRAGMA synchronous=NORMAL")
+        connection.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        connection.executescript(SCHEMA)
+    except sqlite3.Error:
+        connection.close()
+        remove(path)
+        raise
+    return connection
+
+
+def remove(path: Path) -> None:
+    """Delete a recording with its WAL and shared-memory files."""
     for leftover in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
         leftover.unlink(missing_ok=True)
-    connection = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-    # Pages freed by dropping old ticks go back to the file system (PRAGMA incremental_vacuum).
-    connection.execute("PRAGMA auto_vacuum=INCREMENTAL")
-    connection.execute("PRAGMA journal_mode=WAL")
-    connection.execute("PRAGMA synchronous=NORMAL")
-    connection.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-    connection.executescript(SCHEMA)
-    return connection
 
 
 def open_existing(path: Path) -> sqlite3.Connection:

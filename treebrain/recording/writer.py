@@ -5,6 +5,11 @@ The tick thread only appends to a deque; when the writer cannot keep up and the 
 record is dropped and counted (``lost_ticks`` in the file), never waited for, because a robot's
 control loop must not stall for a log. Above the cap the oldest ticks are folded into the base
 state and deleted; the tree definition and LLM calls are always kept.
+
+When a batch cannot be stored (the disk is full, the file too large, another program locked it)
+the writer stops recording: one warning, every later tick counted as lost, and the file left as
+its last commit wrote it, which SQLite keeps readable. Going on after a failed batch would write
+patches against rows that were rolled back.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from treebrain.recording.schema import (
     create,
     decode_nodes,
     dumps,
+    remove,
     settle,
 )
 from treebrain.secrets import Redactor
@@ -85,6 +91,8 @@ class RecordingWriter:
         """Records the tick thread could not queue (written by the tick thread only)."""
         self._failed = 0
         """Records the writer thread could not store (written by the writer thread only)."""
+        self.failure: str | None = None
+        """Why recording stopped early (the file holds the ticks before it); None while it records."""
         self.committed_tick = 0
         self.final_status = "INVALID"
         self._queue: collections.deque[TickRecord] = collections.deque()
@@ -96,19 +104,22 @@ class RecordingWriter:
         self._previous_activity: str | None = None
         self._sizes: collections.deque[tuple[int, int]] = collections.deque()
         self._total_size = 0
-        self._connection = create(self.path)
         info.max_bytes = max_bytes
-        initial_json = self.redactor.data(initial.to_json())
-        self._write_meta(
-            {
-                "format": FORMAT,
-                "run": self.redactor.data(info.to_json()),
-                "definition": self.redactor.data(definition.to_json()),
-                "base": initial_json,
-                "finished": False,
-                "lost_ticks": 0,
-            }
-        )
+        meta = {
+            "format": FORMAT,
+            "run": self.redactor.data(info.to_json()),
+            "definition": self.redactor.data(definition.to_json()),
+            "base": self.redactor.data(initial.to_json()),
+            "finished": False,
+            "lost_ticks": 0,
+        }
+        self._connection = create(self.path)
+        try:
+            self._write_meta(meta)
+        except sqlite3.Error:
+            self._connection.close()
+            remove(self.path)
+            raise
         self._thread = threading.Thread(target=self._loop, name="treebrain-recorder", daemon=True)
         self._thread.start()
 
@@ -138,14 +149,21 @@ class RecordingWriter:
             batch.append(self._queue.popleft())
         if not batch:
             return
+        if self.failure is not None:
+            self._failed += len(batch)
+            return
         try:
             self._store(batch)
-        except (sqlite3.Error, OSError, TypeError, ValueError):
-            # The run goes on; the recording says what it is missing.
-            _LOG.exception(
-                "recording %s: could not store ticks %d-%d", self.path, batch[0].tick, batch[-1].tick
-            )
+        except (sqlite3.Error, OSError, TypeError, ValueError) as error:
             self._failed += len(batch)
+            self.failure = storage_problem(error)
+            _LOG.warning(
+                "recording %s stopped at tick %d (%s); the run goes on unrecorded, and the ticks "
+                "before stay readable",
+                self.path,
+                batch[0].tick,
+                self.failure,
+            )
 
     def _store(self, batch: list[TickRecord]) -> None:
         rows = [self._rows(record) for record in batch]
@@ -273,7 +291,20 @@ class RecordingWriter:
         self._stop.set()
         self._wake.set()
         self._thread.join()
-        if halt_events and self.committed_tick:
+        try:
+            self._finish(halt_events)
+        except (sqlite3.Error, OSError) as error:
+            if self.failure is None:
+                self.failure = storage_problem(error)
+                _LOG.warning("recording %s could not be finished (%s)", self.path, self.failure)
+        finally:
+            self._connection.close()
+        if self.failure is None:
+            settle(self.path)
+
+    def _finish(self, halt_events: Sequence[TreeEvent]) -> None:
+        """Keep the halt's events and mark the run finished (after a failure: as far as it goes)."""
+        if halt_events and self.committed_tick and self.failure is None:
             tick = self.committed_tick
             marked = [replace(event, data={**event.data, AT_HALT: True}) for event in halt_events]
             with self._transaction():
@@ -290,8 +321,14 @@ class RecordingWriter:
             }
         )
         self._connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        self._connection.close()
-        settle(self.path)
+
+
+def storage_problem(error: Exception) -> str:
+    """What went wrong with the file, in words (SQLite's "disk I/O error" hides a full disk)."""
+    text = str(error) or type(error).__name__
+    if isinstance(error, sqlite3.OperationalError) and "disk I/O" in text:
+        return f"{text}, likely a full disk or a file-size limit"
+    return text
 
 
 class _Transaction:

@@ -3,7 +3,9 @@
 A behaviour tree ticks far faster than a robot moves, so no driver method may block: ``connect``
 starts reaching the robot, ``act`` starts one command (or refuses it with
 :class:`~treebrain.robots.errors.DriverError`), ``poll`` reports progress without waiting, ``stop``
-halts motion when the tree halts the leaf that acts, and ``close`` releases what the driver holds.
+halts motion when the tree halts the leaf that acts (or after a fault), and ``close`` releases what
+the driver holds. A driver whose robot answers a stop over a link reports ``stopping`` until the
+answer comes or its wait ends; the ``stopped`` status then says whether the robot acknowledged it.
 Each kind of robot (``arm/``, later a manipulator and a mobile base) fixes the command and
 observation types; leaves are written against its kind, drivers against this contract.
 """
@@ -13,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, Protocol, TypeVar
 
-DriverState = Literal["idle", "busy", "done", "failed", "stopped"]
+DriverState = Literal["idle", "busy", "done", "failed", "stopping", "stopped"]
 
 CommandT_contra = TypeVar("CommandT_contra", contravariant=True)
 ObservationT_co = TypeVar("ObservationT_co", covariant=True)
@@ -26,6 +28,8 @@ class DriverStatus:
     state: DriverState
     message: str = ""
     command: str = ""
+    acknowledged: bool | None = None
+    """For ``stopped``: whether the robot confirmed the stop (None: this driver cannot tell)."""
 
     @property
     def finished(self) -> bool:
@@ -52,7 +56,8 @@ class Driver(Protocol[CommandT_contra, ObservationT_co]):
         ...
 
     def stop(self) -> None:
-        """Halt any motion now; the next poll reports ``stopped``."""
+        """Halt any motion now, never raising; polls report ``stopping`` until the robot answered
+        (or the driver's wait for it ended), then ``stopped``."""
         ...
 
     def close(self) -> None:

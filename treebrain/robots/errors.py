@@ -13,3 +13,8 @@ class ActionRefusedError(DriverError):
 
 class DriverNotReady(DriverError):
     """The driver is connected but the robot has not reported yet: ask again on a later tick."""
+
+
+class SimulatorFault(DriverError):
+    """The simulator itself failed (raised inside its step, or returned numbers that are not finite):
+    the episode cannot go on, and stepping it again, even to stop, would only fail again."""

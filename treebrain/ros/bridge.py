@@ -1,9 +1,10 @@
 """The rclpy side of the ROS 2 bridge: a node that serves the tree as py_trees_ros does and moves
 topic data to and from the blackboard.
 
-The node is named after the robot and lives in the robot's namespace (``/<robot>/<robot>``), so
-two robots on one graph are told apart by a watcher's namespace hint and relative topics
-(``cmd_vel``) stay each robot's own. Blackboard watchers open streams of their own through
+The node is named ``tree`` as py_trees_ros names its own (or as the robot file says) and lives in
+the robot's namespace (``/<robot>/tree``), so two robots on one graph are told apart by a watcher's
+namespace hint and the viewer's namespace menu, and relative topics (``cmd_vel``) stay each robot's
+own. Blackboard watchers open streams of their own through
 ``~/blackboard_streams/open`` (``get_variables`` lists the keys) and get a text view of the
 variables they asked for whenever it changes.
 
@@ -64,7 +65,8 @@ _LOG = logging.getLogger("treebrain.ros")
 PENDING_SNAPSHOTS = 8
 """Snapshots waiting for the publisher thread; beyond this the oldest is dropped (and counted)."""
 MAX_CALLBACKS_PER_TICK = 200
-"""A bound on the arrivals applied between two ticks, so a flood of messages cannot stall the tree."""
+"""A bound on the action answers applied between two ticks (sensor topics keep only their newest
+value), so a flood of messages cannot stall the tree."""
 STOP_ACK_S = 1.0
 """How long closing waits for subscribers to acknowledge the actuators' stop messages."""
 
@@ -255,10 +257,13 @@ class RosBridge:
         self._owns_ros = not self.rclpy.ok()  # else something in this process started ROS first
         if self._owns_ros:
             self.rclpy.init(signal_handler_options=signals.SignalHandlerOptions.NO)
-        namespace = ros_name(robot)
-        self.node: Any = self.rclpy.create_node(config.node or namespace, namespace=namespace)
+        self.node: Any = self.rclpy.create_node(config.node, namespace=ros_name(robot))
         self.key_names = tuple(entry["key"] for entry in tree.blackboard.describe())
         self._inbox: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
+        self._sensed_values: dict[TopicMapping, tuple[Any, str]] = {}
+        """Each sensor mapping's newest value not yet written (its key holds one value anyway), so a
+        publisher's flood costs one message per topic, never a growing queue; under `_sensing`."""
+        self._sensing = threading.Lock()
         self.latched = qos.QoSProfile(depth=1, durability=qos.DurabilityPolicy.TRANSIENT_LOCAL)
         self.tree_type = messages.BehaviourTree
         self.streams = SnapshotStreams(self.node.get_name(), self.node.get_namespace())
@@ -482,7 +487,8 @@ class RosBridge:
         except (KeyError, TypeError, ValueError) as error:
             _LOG.warning("%s -> %s: %s", mapping.topic, mapping.key, error)
             return
-        self.post(lambda: self._write(mapping, value, writer))
+        with self._sensing:
+            self._sensed_values[mapping] = (value, writer)
 
     def _write(self, mapping: TopicMapping, value: Any, writer: str) -> None:
         try:
@@ -525,8 +531,12 @@ class RosBridge:
         self.spin_ready()
 
     def spin_ready(self) -> None:
-        """Apply what arrived since the last tick (sensor values, action answers), in arrival order,
-        on the tick thread; at most MAX_CALLBACKS_PER_TICK, so a flood cannot stall the tree."""
+        """Apply what arrived since the last tick on the tick thread: each sensor's newest value, then
+        action answers in arrival order, at most MAX_CALLBACKS_PER_TICK, so nothing can stall the tree."""
+        with self._sensing:
+            sensed, self._sensed_values = self._sensed_values, {}
+        for mapping, (value, writer) in sensed.items():
+            self._write(mapping, value, writer)
         for _ in range(MAX_CALLBACKS_PER_TICK):
             try:
                 work = self._inbox.get_nowait()

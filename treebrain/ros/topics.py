@@ -1,7 +1,7 @@
 """Which ROS topics feed which blackboard keys, from the robot file's ``ros:`` section.
 
     ros:
-      node: patrol_bot                # ROS node name (default: the robot's name, which is also its namespace)
+      node: patrol_bot                # ROS node name (default: tree, py_trees_ros's), in the robot's namespace
       snapshot_topic: ~/snapshots     # the default snapshot stream (viewers also open their own)
       snapshot_period: 2.0            # seconds between its snapshots when nothing changes (.inf: never)
       sensors:                        # topic -> key, written before the next tick
@@ -38,6 +38,10 @@ SECTION_KEYS = {"node", "snapshot_topic", "snapshot_period", "sensors", "actuato
 ACTION_KEYS = {"action", "type", "request", "state"}
 ACTION_TYPE_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*/action/[A-Z][A-Za-z0-9]*$")
 MAPPING_KEYS = {"topic", "type", "key", "field"}
+DEFAULT_NODE = "tree"
+"""The node's name unless the robot file names one: py_trees_ros's own, so a robot's tree is
+``/<robot>/tree`` (its viewer streams ``/<robot>/tree/snapshot_streams``) beside the robot's other
+nodes (``/<robot>/simulator``, ``/<robot>/mobile_base``)."""
 ACTUATOR_KEYS = {*MAPPING_KEYS, "stop"}
 NO_STOP = object()
 """An actuator without a ``stop:`` value publishes nothing when the run ends."""
@@ -87,8 +91,8 @@ class ActionMapping:
 
 @dataclass(frozen=True)
 class RosConfig:
-    node: str = ""
-    """The node's name; empty: the robot's name."""
+    node: str = DEFAULT_NODE
+    """The node's name; it lives in the robot's namespace."""
     snapshot_topic: str = "~/snapshots"
     snapshot_period: float = 2.0
     sensors: tuple[TopicMapping, ...] = ()
@@ -242,7 +246,9 @@ def parse_ros_section(section: Any, file: str | Path, key_types: Mapping[str, st
     actions = reader.actions(section)
     if reader.problems:
         raise InputError(reader.problems)
-    return RosConfig(node, snapshot or "~/snapshots", float(period), sensors, actuators, actions)
+    return RosConfig(
+        node or DEFAULT_NODE, snapshot or "~/snapshots", float(period), sensors, actuators, actions
+    )
 
 
 def ros_name(text: str) -> str:

@@ -50,7 +50,7 @@ def command_outcome(
     if arm_error:
         return CommandOutcome(
             status="failed",
-            message=f"the arm stopped after {executed} primitive(s): {arm_error}",
+            message=f"{executed} primitive(s) done, then {arm_error}",
             executed=executed,
         )
     if result is not None and result.get("llm_failure"):

@@ -32,6 +32,9 @@ OPTIONAL = (
     "geometry_msgs",
     "py_trees_ros",
     "py_trees_ros_interfaces",
+    "py_trees_ros_viewer",
+    "py_trees_js",
+    "PyQt5",
     "ray",
     "matplotlib",
     "anthropic",
@@ -42,6 +45,8 @@ OPTIONAL = (
     "playwright",
     "cv2",
     "diskcache",
+    "unified_planning",
+    "up_pyperplan",
 )
 
 

@@ -1,6 +1,6 @@
 """Arm leaves: look at the cell (``arm.scene``) and execute primitives on the tree's arm
 (``arm.execute``, :class:`~treebrain.behaviours.arm.service.ArmService`), one primitive per tick,
-with ``stop`` sent whenever the action is halted.
+with ``stop`` sent whenever the action is halted or a primitive fails.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from treebrain.robots.arm.commands import ArmCommand, CommandError, describe, pa
 from treebrain.robots.arm.drivers import ArmDriver
 from treebrain.robots.arm.limits import motion_seconds
 from treebrain.robots.arm.workcell import ArmScene
+from treebrain.robots.driver import DriverStatus
 from treebrain.robots.errors import DriverError
 
 register_type("ArmScene", ArmScene)
@@ -52,8 +53,10 @@ class Execute(_ArmLeafMixin, AsyncAction):
 
     Every command is re-validated as one of the arm's primitives before the first is sent, and the
     program must fit the run's limits (``max_actions``, ``max_duration_s``), so a malformed or
-    oversized program moves nothing. A refused or failed command ends the action with FAILURE and
-    the reason in `error`; a halt sends ``stop`` to the driver. Each command sent and each stop is an
+    oversized program moves nothing. A command refused or failed once the program is under way sends
+    nothing more but a ``stop`` (the arm may still be moving), waits for the driver to say whether the
+    stop was acknowledged, and ends with FAILURE: `error` names the primitive, why it failed and how
+    the stop went. A halt sends ``stop`` too. Each command sent, each failure and each stop is an
     ``actuator`` event.
     """
 
@@ -69,6 +72,8 @@ class Execute(_ArmLeafMixin, AsyncAction):
         super().__init__(setup)
         self.program: list[ArmCommand] = []
         self.done = 0
+        self.fault: str | None = None
+        """Why the program stopped early, while the stop sent after it awaits its answer."""
 
     @property
     def driver(self) -> ArmDriver:
@@ -76,6 +81,7 @@ class Execute(_ArmLeafMixin, AsyncAction):
 
     def start(self) -> Status:
         self.done = 0
+        self.fault = None
         self.write("executed", 0)
         try:
             self.program = [parse_command(command) for command in self.read("commands")]
@@ -90,11 +96,13 @@ class Execute(_ArmLeafMixin, AsyncAction):
 
     def poll(self) -> Status:
         status = self.driver.poll()
+        if self.fault is not None:
+            return self._stopping(status)
         if not status.finished:
             self.feedback_message = f"{status.command}: {status.message}"
             return Status.RUNNING
         if status.state != "done":
-            return self._stopped_early(f"{status.command} {status.state}: {status.message}")
+            return self._faulted(f"{status.command} {status.state}: {status.message}", sent=True)
         self.done += 1
         self.write("executed", self.done)
         return self._send_next()
@@ -113,7 +121,7 @@ class Execute(_ArmLeafMixin, AsyncAction):
         try:
             self.driver.act(command)
         except DriverError as error:
-            return self._stopped_early(f"{describe(command)} refused: {error}")
+            return self._faulted(f"{describe(command)} refused: {error}", sent=self.done > 0)
         self.context.emit(
             "actuator",
             self.path,
@@ -121,6 +129,39 @@ class Execute(_ArmLeafMixin, AsyncAction):
         )
         self.feedback_message = f"{self.done + 1}/{len(self.program)} {describe(command)}"
         return Status.RUNNING
+
+    def _faulted(self, reason: str, *, sent: bool) -> Status:
+        """Primitive ``done + 1`` failed: send nothing more; stop the arm unless nothing reached it."""
+        failed = f"primitive {self.done + 1} of {len(self.program)}, {reason}"
+        self.context.emit(
+            "actuator",
+            self.path,
+            {"failed": self.done, "command": self.program[self.done].model_dump(), "error": reason},
+        )
+        if not sent:
+            return self._stopped_early(failed)
+        self.fault = failed
+        self.driver.stop()
+        return self._stopping(self.driver.poll())
+
+    def _stopping(self, status: DriverStatus) -> Status:
+        """After a fault: RUNNING until the driver knows how the stop went, then FAILURE saying so."""
+        assert self.fault is not None
+        if not status.finished:
+            self.feedback_message = f"{self.fault}; {status.message}"
+            return Status.RUNNING
+        self.context.emit(
+            "actuator",
+            self.path,
+            {
+                "stop": True,
+                "executed": self.done,
+                "acknowledged": status.acknowledged,
+                "message": status.message,
+            },
+        )
+        reason, self.fault = f"{self.fault}; {status.message}", None
+        return self._stopped_early(reason)
 
     def _stopped_early(self, reason: str) -> Status:
         self.write("error", reason)

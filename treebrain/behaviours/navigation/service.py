@@ -20,7 +20,7 @@ from treebrain.navigation.drawing import draw_mission
 from treebrain.navigation.mission import Base, Mission, NavigationSettings
 from treebrain.navigation.safety import Verdict, guard
 from treebrain.navigation.tools import load_tools
-from treebrain.robots.errors import DriverError
+from treebrain.robots.errors import DriverError, SimulatorFault
 from treebrain.robots.mobile.base import MobileDriver, start_problem
 from treebrain.robots.mobile.maps import load_map
 from treebrain.robots.mobile.observation import MobileObservation, Pose2D, Velocity
@@ -201,7 +201,11 @@ class NavigationService:
         refusal = self.context.service(RunLimits).admit(1)
         if refusal is not None:
             raise DriverError(refusal)
-        self.driver.act(verdict.executed)
+        try:
+            self.driver.act(verdict.executed)
+        except SimulatorFault:
+            self.driver.stop()
+            raise
         self.observation = self.driver.observe()
         self.last_verdict = verdict
         if verdict.override:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from treebrain.llm.context import CallContext
 from treebrain.llm.errors import LLMError, LLMErrorKind
 from treebrain.llm.providers.base import Answer, Pricing, build_response
-from treebrain.llm.providers.remote import connection_error, missing_package, run_request, sdk_status_error
+from treebrain.llm.providers.remote import DeferredClient, connection_error, run_request, sdk_status_error
 from treebrain.llm.types import LLMRequest, LLMResponse, Message, ToolCall
 
 if TYPE_CHECKING:
@@ -111,14 +111,15 @@ class AnthropicProvider:
         cache_system_prompt: bool = True,
         http_client: httpx2.Client | None = None,
     ) -> None:
-        try:
+        def connect() -> tuple[Any, Any]:
             import anthropic
-        except ImportError as error:
-            raise missing_package("anthropic", "cloud") from error
-        self._sdk = anthropic
-        self._client = anthropic.Anthropic(
-            api_key=api_key, base_url=base_url, max_retries=0, http_client=http_client
-        )
+
+            client = anthropic.Anthropic(
+                api_key=api_key, base_url=base_url, max_retries=0, http_client=http_client
+            )
+            return anthropic, client
+
+        self._sdk = DeferredClient("anthropic", "anthropic", connect)
         self.model = model
         self.timeout_s = timeout_s
         self._pricing = pricing or Pricing()
@@ -134,11 +135,9 @@ class AnthropicProvider:
             model=self.model,
             cache_system_prompt=self._cache_system_prompt,
         )
-        sdk = self._sdk
+        sdk, client = self._client(context)
         try:
-            message = run_request(
-                lambda timeout: self._client.messages.create(**params, timeout=timeout), context
-            )
+            message = run_request(lambda timeout: client.messages.create(**params, timeout=timeout), context)
         except sdk.APIStatusError as error:
             raise sdk_status_error("anthropic", error) from None
         except sdk.APIConnectionError as error:
@@ -151,5 +150,11 @@ class AnthropicProvider:
             self, request, anthropic_answer(message, self._pricing), self._pricing, started, context
         )
 
+    def _client(self, context: CallContext) -> tuple[Any, Any]:
+        """The SDK and its client (the first call imports the SDK, inside the call's deadline)."""
+        return run_request(lambda _: self._sdk.get(), context)
+
     def close(self) -> None:
-        self._client.close()
+        built = self._sdk.release()
+        if built is not None:
+            built[1].close()

@@ -15,7 +15,7 @@ from treebrain.llm.context import CallContext
 from treebrain.llm.errors import LLMError, LLMErrorKind
 from treebrain.llm.providers.base import Answer, Pricing, build_response
 from treebrain.llm.providers.openai import schema_instruction
-from treebrain.llm.providers.remote import connection_error, missing_package, run_request, sdk_status_error
+from treebrain.llm.providers.remote import DeferredClient, connection_error, run_request, sdk_status_error
 from treebrain.llm.types import LLMRequest, LLMResponse, ToolCall
 
 if TYPE_CHECKING:
@@ -112,16 +112,14 @@ class GeminiProvider:
         base_url: str | None = None,
         http_client: httpx2.Client | None = None,
     ) -> None:
-        try:
+        def connect() -> tuple[Any, Any, Any]:
             from google import genai
             from google.genai import errors, types
-        except ImportError as error:
-            raise missing_package("google-genai", "cloud") from error
-        self._types = types
-        self._errors = errors
-        self._client = genai.Client(
-            api_key=api_key, http_options=types.HttpOptions(base_url=base_url, httpx_client=http_client)
-        )
+
+            options = types.HttpOptions(base_url=base_url, httpx_client=http_client)
+            return types, errors, genai.Client(api_key=api_key, http_options=options)
+
+        self._sdk = DeferredClient("google.genai", "google-genai", connect)
         self.model = model
         self.timeout_s = timeout_s
         self._temperature = temperature
@@ -134,17 +132,16 @@ class GeminiProvider:
         import httpx2
 
         started = context.clock.now()
-        contents = gemini_contents(request, self._types)
+        types, errors, client = self._client(context)
+        contents = gemini_contents(request, types)
 
         def send(timeout: float) -> Any:
-            config = gemini_config(
-                request, self._types, default_temperature=self._temperature, timeout_s=timeout
-            )
-            return self._client.models.generate_content(model=self.model, contents=contents, config=config)
+            config = gemini_config(request, types, default_temperature=self._temperature, timeout_s=timeout)
+            return client.models.generate_content(model=self.model, contents=contents, config=config)
 
         try:
             response = run_request(send, context)
-        except self._errors.APIError as error:
+        except errors.APIError as error:
             raise sdk_status_error("gemini", error) from None
         except httpx2.TransportError as error:
             raise connection_error("gemini", error, context) from None
@@ -152,5 +149,11 @@ class GeminiProvider:
             raise LLMError(LLMErrorKind.MALFORMED, f"gemini sent an unreadable response: {error}") from None
         return build_response(self, request, gemini_answer(response), self._pricing, started, context)
 
+    def _client(self, context: CallContext) -> tuple[Any, Any, Any]:
+        """The SDK and its client (the first call imports the SDK, inside the call's deadline)."""
+        return run_request(lambda _: self._sdk.get(), context)
+
     def close(self) -> None:
-        self._client.close()
+        built = self._sdk.release()
+        if built is not None:
+            built[2].close()

@@ -15,7 +15,7 @@ from treebrain.llm.context import CallContext
 from treebrain.llm.errors import LLMError, LLMErrorKind
 from treebrain.llm.parsing import parse_structured
 from treebrain.llm.providers.base import Answer, Pricing, build_response
-from treebrain.llm.providers.remote import connection_error, missing_package, run_request, sdk_status_error
+from treebrain.llm.providers.remote import DeferredClient, connection_error, run_request, sdk_status_error
 from treebrain.llm.types import LLMRequest, LLMResponse, Message, ToolCall
 
 if TYPE_CHECKING:
@@ -150,15 +150,17 @@ class OpenAIProvider:
         pricing: Pricing | None = None,
         http_client: httpx2.Client | None = None,
     ) -> None:
-        try:
+        def connect() -> tuple[Any, Any]:
             import openai
-        except ImportError as error:
-            raise missing_package("openai", "cloud") from error
-        self._sdk = openai
-        # Local servers need no key, but the SDK insists on one; a placeholder is not a secret.
-        self._client = openai.OpenAI(
-            api_key=api_key or "not-needed", base_url=base_url, max_retries=0, http_client=http_client
-        )
+
+            # Local servers need no key, but the SDK insists on one; a placeholder is not a secret.
+            client = openai.OpenAI(
+                api_key=api_key or "not-needed", base_url=base_url, max_retries=0, http_client=http_client
+            )
+            return openai, client
+
+        self._sdk = DeferredClient("openai", "openai", connect)
+        self.base_url = (base_url or "https://api.openai.com/v1").rstrip("/") + "/"
         self.model = model
         self.timeout_s = timeout_s
         self._temperature = temperature
@@ -168,9 +170,9 @@ class OpenAIProvider:
         self.json_schema_supported = True
 
     def __repr__(self) -> str:
-        return f"OpenAIProvider(model={self.model!r}, base_url={str(self._client.base_url)!r})"
+        return f"OpenAIProvider(model={self.model!r}, base_url={self.base_url!r})"
 
-    def _send(self, request: LLMRequest, context: CallContext) -> Any:
+    def _send(self, client: Any, request: LLMRequest, context: CallContext) -> Any:
         params = openai_params(
             request,
             model=self.model,
@@ -178,21 +180,19 @@ class OpenAIProvider:
             json_schema_supported=self.json_schema_supported,
             max_tokens_field=self._max_tokens_field,
         )
-        return run_request(
-            lambda timeout: self._client.chat.completions.create(**params, timeout=timeout), context
-        )
+        return run_request(lambda timeout: client.chat.completions.create(**params, timeout=timeout), context)
 
     def complete(self, request: LLMRequest, context: CallContext) -> LLMResponse:
         started = context.clock.now()
-        sdk = self._sdk
+        sdk, client = self._client(context)
         try:
             try:
-                completion = self._send(request, context)
+                completion = self._send(client, request, context)
             except sdk.BadRequestError as error:
                 if not self._schema_rejected(request, error):
                     raise
                 self.json_schema_supported = False
-                completion = self._send(request, context)
+                completion = self._send(client, request, context)
         except sdk.APIStatusError as error:
             raise sdk_status_error("openai", error) from None
         except sdk.APIConnectionError as error:
@@ -209,5 +209,11 @@ class OpenAIProvider:
             and any(hint in text for hint in _SCHEMA_REJECTION_HINTS)
         )
 
+    def _client(self, context: CallContext) -> tuple[Any, Any]:
+        """The SDK and its client (the first call imports the SDK, inside the call's deadline)."""
+        return run_request(lambda _: self._sdk.get(), context)
+
     def close(self) -> None:
-        self._client.close()
+        built = self._sdk.release()
+        if built is not None:
+            built[1].close()

@@ -1,5 +1,10 @@
-"""What the cloud providers share: running one SDK request so that cancel and deadline are prompt,
-mapping SDK errors to :class:`LLMError` kinds, and reading API keys from the environment.
+"""What the cloud providers share: their SDK imported off the tick, running one SDK request so that
+cancel and deadline are prompt, mapping SDK errors to :class:`LLMError` kinds, and reading API keys
+from the environment.
+
+Importing a cloud SDK takes seconds (anthropic about ten on a busy two-core machine), and a provider
+is built when a leaf starts its first call, inside a tick; so :class:`DeferredClient` only checks
+that the package is installed then, and imports it and builds its client on the first call's worker.
 
 A thread blocked inside an HTTP read cannot be interrupted in Python, and closing a pooled socket
 from another thread does not wake it either. So each request runs on its own short-lived daemon
@@ -15,9 +20,9 @@ import os
 import threading
 import time
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
-from treebrain.extras import MissingExtra
+from treebrain.extras import MissingExtra, installed
 from treebrain.llm.context import CallContext
 from treebrain.llm.errors import LLMError, LLMErrorKind, LLMFailure
 from treebrain.secrets import register_secret
@@ -47,6 +52,30 @@ def missing_package(package: str, extra: str, profile: str = "this LLM profile")
     return LLMError(
         LLMErrorKind.CONFIG, str(MissingExtra(extra, package, profile)), cause=LLMFailure.MISSING_PACKAGE
     )
+
+
+class DeferredClient(Generic[T]):
+    """An SDK's client, built by `connect` (which imports the SDK) on first use, on whichever worker
+    thread needs it first; the package is checked now, so a missing one is still reported at once."""
+
+    def __init__(self, module: str, package: str, connect: Callable[[], T]) -> None:
+        if not installed(module):
+            raise missing_package(package, "cloud")
+        self._connect = connect
+        self._lock = threading.Lock()
+        self._client: T | None = None
+
+    def get(self) -> T:
+        with self._lock:
+            if self._client is None:
+                self._client = self._connect()
+            return self._client
+
+    def release(self) -> T | None:
+        """The client if one was built (for the provider to close), forgotten from now on."""
+        with self._lock:
+            client, self._client = self._client, None
+        return client
 
 
 def run_request(send: Callable[[float], T], context: CallContext) -> T:

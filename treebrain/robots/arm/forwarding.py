@@ -3,7 +3,8 @@
 Such a driver cannot see the cell, but it still knows the pose and speed it commanded, so it checks
 every command against the arm's limits before it leaves the process, numbers the commands, tracks
 the one in flight and its deadline, and updates the commanded scene only once the executor reports
-the command done.
+the command done. A stop is numbered too and waits (on the clock, at most ``stop_timeout_s``) for
+the executor's acknowledgement, so whoever stopped the arm after a fault can say whether it was heard.
 """
 
 from __future__ import annotations
@@ -21,12 +22,14 @@ from treebrain.robots.errors import DriverError
 
 
 class ForwardingParams(BaseModel):
-    """Where the arm starts and how fast, for the commanded-pose bookkeeping."""
+    """Where the arm starts and how fast, for the commanded-pose bookkeeping, and how long a stop
+    waits for the executor to acknowledge it."""
 
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     start_pose: Pose = Pose(x_mm=350.0, y_mm=0.0, z_mm=450.0)
     speed_mm_s: float = Field(default=250.0, gt=0)
+    stop_timeout_s: float = Field(default=2.0, gt=0)
 
 
 @dataclass(frozen=True)
@@ -37,6 +40,16 @@ class InFlight:
     command: ArmCommand
     after: ArmScene
     sent_at: float
+
+
+@dataclass(frozen=True)
+class PendingStop:
+    """A stop sent to the executor and not yet answered."""
+
+    seq: int
+    sent_at: float
+    command: str
+    """The command it interrupted (or the last one), as the status names it."""
 
 
 class ForwardedCommands:
@@ -50,15 +63,18 @@ class ForwardedCommands:
         )
         self._last_seq = 0
         self.in_flight: InFlight | None = None
+        self.pending_stop: PendingStop | None = None
         self.status = DriverStatus("idle")
 
     def begin(self, command: ArmCommand) -> InFlight:
-        """Admit `command` (DriverError if busy or beyond limits) and mark it in flight."""
+        """Admit `command` (DriverError if busy or beyond limits) and mark it in flight; a stop's
+        answer no longer awaited once a new command goes out."""
         if self.in_flight is not None:
             raise DriverError(
                 f"the arm is busy with {describe(self.in_flight.command)}: wait for it or stop first"
             )
         after = apply_command(self._scene, command, self._limits)
+        self.pending_stop = None
         self._last_seq += 1
         self.in_flight = InFlight(self._last_seq, command, after, self._clock.now())
         self.status = DriverStatus("busy", f"command #{self._last_seq} sent", describe(command))
@@ -87,11 +103,26 @@ class ForwardedCommands:
         flight = self.in_flight
         return 0.0 if flight is None else self._clock.now() - flight.sent_at
 
-    def stopped(self) -> None:
-        if self.in_flight is None:
-            self.status = DriverStatus("stopped", "stop requested while idle", self.status.command)
-        else:
-            self.finish("stopped", "stop sent to the executor")
+    def stop_sent(self, seq: int, message: str) -> None:
+        """Stop message `seq` went out: the command in flight is over, the stop awaits its answer."""
+        command = self._interrupted()
+        self.in_flight = None
+        self.pending_stop = PendingStop(seq, self._clock.now(), command)
+        self.status = DriverStatus("stopping", message, command)
+
+    def stop_ended(self, acknowledged: bool | None, message: str) -> None:
+        """The stop's outcome: acknowledged, refused, unanswered in time, or never sent."""
+        command = self.pending_stop.command if self.pending_stop is not None else self._interrupted()
+        self.in_flight = None
+        self.pending_stop = None
+        self.status = DriverStatus("stopped", message, command, acknowledged)
+
+    def stop_overdue(self, timeout_s: float) -> bool:
+        stop = self.pending_stop
+        return stop is not None and self._clock.now() - stop.sent_at > timeout_s
+
+    def _interrupted(self) -> str:
+        return describe(self.in_flight.command) if self.in_flight is not None else self.status.command
 
     def scene(self) -> ArmScene:
         return self._scene.model_copy(deep=True)

@@ -112,7 +112,7 @@ class SimArm:
         self._settle()
         motion = self._motion
         if motion is None:
-            self._status = DriverStatus("stopped", "stop requested while idle", self._status.command)
+            self._status = DriverStatus("stopped", "stop requested while idle", self._status.command, True)
             return
         share = (self._clock.now() - motion.started) / motion.duration
         vertical = isinstance(motion.command, MoveRelative) and motion.command.direction in ("up", "down")
@@ -123,7 +123,7 @@ class SimArm:
             }
         )
         self._motion = None
-        self._status = DriverStatus("stopped", f"stopped at {share:.0%}", describe(motion.command))
+        self._status = DriverStatus("stopped", f"stopped at {share:.0%}", describe(motion.command), True)
 
     def observe(self) -> ArmScene:
         self._settle()

@@ -6,7 +6,9 @@ half-written one. Message: ``{"protocol": "treebrain.tcp_commands", "version": 1
 
 When ``ack_path`` is set the bridge answers in that file with ``{"seq": N, "state":
 "done"|"failed"|"busy", "message": "..."}`` and a command fails after ``ack_timeout_s`` without an
-answer; without it, a command counts as done after ``dwell_s`` seconds on the clock.
+answer (the message says when the file held an older answer or could not be read); a stop is
+acknowledged the same way within ``stop_timeout_s``. Without it, a command counts as done after
+``dwell_s`` seconds on the clock, and a stop cannot be confirmed.
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ class TcpJsonBridge:
         self.path = base_dir / params.path
         self.ack_path = None if params.ack_path is None else base_dir / params.ack_path
         self._commands = ForwardedCommands("tcp_json", params, clock=clock, limits=limits)
+        self._written = False
 
     def connect(self) -> None:
         """Nothing to open: each command is a file written when it is sent."""
@@ -60,6 +63,8 @@ class TcpJsonBridge:
             raise
 
     def poll(self) -> DriverStatus:
+        if self._commands.pending_stop is not None:
+            self._poll_stop()
         flight = self._commands.in_flight
         if flight is None:
             return self._commands.status
@@ -67,22 +72,48 @@ class TcpJsonBridge:
             if self._commands.elapsed() >= self._params.dwell_s:
                 self._commands.finish("done")
             return self._commands.status
-        answer = _read_ack(self.ack_path)
+        answer, problem = _read_ack(self.ack_path)
         if answer.get("seq") == flight.seq and answer.get("state") in ("done", "failed"):
             self._commands.finish(answer["state"], str(answer.get("message", "")))
         elif self._commands.overdue(self._params.ack_timeout_s):
             self._commands.finish(
                 "failed",
                 f"no answer to command #{flight.seq} in {self.ack_path} "
-                f"within {self._params.ack_timeout_s:g} s",
+                f"within {self._params.ack_timeout_s:g} s{_why_not(answer, problem)}",
             )
         return self._commands.status
 
     def stop(self) -> None:
+        seq = self._commands.next_seq()
         try:
-            self._write(self._commands.next_seq(), stop=True, command=None)
-        finally:
-            self._commands.stopped()
+            self._write(seq, stop=True, command=None)
+        except DriverError as error:
+            self._commands.stop_ended(False, f"no stop could be sent: {error}")
+            return
+        if self.ack_path is None:
+            self._commands.stop_ended(
+                None, f"stop #{seq} written to {self.path} (no ack_path: not confirmed)"
+            )
+        else:
+            self._commands.stop_sent(seq, f"stop #{seq} written to {self.path}")
+
+    def _poll_stop(self) -> None:
+        commands = self._commands
+        stop = commands.pending_stop
+        assert stop is not None and self.ack_path is not None
+        answer, problem = _read_ack(self.ack_path)
+        if answer.get("seq") == stop.seq and answer.get("state") in ("done", "failed"):
+            if answer["state"] == "done":
+                commands.stop_ended(True, f"stop #{stop.seq} acknowledged in {self.ack_path}")
+            else:
+                refusal = f": {answer['message']}" if answer.get("message") else ""
+                commands.stop_ended(False, f"stop #{stop.seq} refused in {self.ack_path}{refusal}")
+        elif commands.stop_overdue(self._params.stop_timeout_s):
+            commands.stop_ended(
+                False,
+                f"stop #{stop.seq} written to {self.path}, but not acknowledged in {self.ack_path} "
+                f"within {self._params.stop_timeout_s:g} s{_why_not(answer, problem)}",
+            )
 
     def observe(self) -> ArmScene:
         return self._commands.scene()
@@ -91,6 +122,10 @@ class TcpJsonBridge:
         """Nothing is held open between commands."""
 
     def _write(self, seq: int, *, stop: bool, command: dict[str, Any] | None) -> None:
+        """Replace the command file; its folder is made for the first message only, since a folder
+        removed later means the bridge that read it is gone."""
+        if self._written and not self.path.parent.is_dir():
+            raise DriverError(f"cannot write the command file {self.path}: its folder was removed")
         message = {"protocol": PROTOCOL, "version": 1, "seq": seq, "stop": stop, "command": command}
         try:
             atomic_write_json(self.path, message)
@@ -98,12 +133,27 @@ class TcpJsonBridge:
             raise DriverError(
                 f"cannot write the command file {self.path}: {error.strerror or error}"
             ) from None
+        self._written = True
 
 
-def _read_ack(path: Path) -> dict[str, Any]:
-    """The bridge's latest answer, or {} while there is none or it is being rewritten."""
+def _read_ack(path: Path) -> tuple[dict[str, Any], str | None]:
+    """The bridge's latest answer, or {} while there is none or it is being rewritten, with why it
+    could not be read (None when it was, or when there is no file yet)."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
+    except FileNotFoundError:
+        return {}, None
+    except OSError as error:
+        return {}, f"it could not be read: {error.strerror or error}"
+    except ValueError:
+        return {}, "it is not JSON"
+    return (data, None) if isinstance(data, dict) else ({}, "it is not a JSON object")
+
+
+def _why_not(answer: dict[str, Any], problem: str | None) -> str:
+    """What the ack file held instead of the answer awaited, for the timeout's message."""
+    if problem is not None:
+        return f" ({problem})"
+    if "seq" in answer:
+        return f" (it still holds the answer to #{answer['seq']})"
+    return ""

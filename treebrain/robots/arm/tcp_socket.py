@@ -5,8 +5,11 @@ Wire format, one JSON object per line (UTF-8):
   ``{"id": N, "type": "stop"}``;
 - from the controller: ``{"id": N, "status": "accepted"|"done"|"failed", "message": "..."}``.
 
-The socket is non-blocking: connecting, writing and reading all make progress inside ``poll``, and
-deadlines (connect, command) are measured on the injected clock.
+A stop is acknowledged by any answer carrying its id (``accepted`` or ``done``; ``failed`` is a
+refusal). The socket is non-blocking: connecting, writing and reading all make progress inside
+``poll``, and deadlines (connect, command, stop) are measured on the injected clock. A connection the
+controller closed or reset is not opened again by this client: the commands after it would run on a
+controller that may have restarted, so they are refused until a new run.
 """
 
 from __future__ import annotations
@@ -52,6 +55,8 @@ class TcpSocketClient:
         self._connecting_since: float | None = None
         self._outbox = bytearray()
         self._inbox = bytearray()
+        self._lost: str | None = None
+        """Why an established connection ended; no new one is opened after it."""
 
     @property
     def address(self) -> str:
@@ -76,20 +81,32 @@ class TcpSocketClient:
 
     def poll(self) -> DriverStatus:
         self._pump()
-        flight = self._commands.in_flight
-        if flight is not None and self._commands.overdue(self._params.command_timeout_s):
-            self._commands.finish(
+        commands = self._commands
+        flight = commands.in_flight
+        if flight is not None and commands.overdue(self._params.command_timeout_s):
+            commands.finish(
                 "failed",
                 f"the controller at {self.address} did not finish command #{flight.seq} within "
                 f"{self._params.command_timeout_s:g} s",
             )
-        return self._commands.status
+        stop = commands.pending_stop
+        if stop is not None and commands.stop_overdue(self._params.stop_timeout_s):
+            commands.stop_ended(
+                False,
+                f"stop #{stop.seq} sent, but the controller at {self.address} did not acknowledge it "
+                f"within {self._params.stop_timeout_s:g} s",
+            )
+        return commands.status
 
     def stop(self) -> None:
-        if self._sock is not None:
-            self._queue({"id": self._commands.next_seq(), "type": "stop"})
-            self._pump()
-        self._commands.stopped()
+        if self._sock is None:
+            reason = self._lost or f"there is no connection to the controller at {self.address}"
+            self._commands.stop_ended(False, f"no stop could be sent: {reason}")
+            return
+        seq = self._commands.next_seq()
+        self._queue({"id": seq, "type": "stop"})
+        self._commands.stop_sent(seq, f"stop #{seq} sent to the controller at {self.address}")
+        self._pump()
 
     def observe(self) -> ArmScene:
         return self._commands.scene()
@@ -104,9 +121,11 @@ class TcpSocketClient:
         self._inbox.clear()
 
     def _open(self) -> None:
-        """Start a non-blocking connect unless a connection exists or is under way."""
+        """Start a non-blocking connect unless a connection exists or is under way (or was lost)."""
         if self._sock is not None:
             return
+        if self._lost is not None:
+            raise DriverError(f"{self._lost}, so nothing more is sent to it in this run")
         family = socket.AF_INET6 if ":" in self._params.host else socket.AF_INET
         sock = socket.socket(family, socket.SOCK_STREAM)
         sock.setblocking(False)
@@ -161,41 +180,64 @@ class TcpSocketClient:
         return False
 
     def _read(self, sock: socket.socket) -> None:
+        """Take in what arrived; the answers sent before a hang-up count before the hang-up does."""
+        lost: str | None = None
         while True:
             try:
                 chunk = sock.recv(65536)
             except BlockingIOError:
                 break
             except OSError as error:
-                self._lose_connection(f"lost the connection to the controller at {self.address}: {error}")
-                return
+                lost = f"lost the connection to the controller at {self.address}: {error}"
+                break
             if not chunk:
-                self._lose_connection(f"the controller at {self.address} closed the connection")
-                return
+                lost = f"the controller at {self.address} closed the connection"
+                break
             self._inbox.extend(chunk)
         while b"\n" in self._inbox:
             line, _, rest = bytes(self._inbox).partition(b"\n")
             self._inbox[:] = rest
             self._handle(line)
+        if lost is not None:
+            self._lose_connection(lost)
 
     def _handle(self, line: bytes) -> None:
-        flight = self._commands.in_flight
+        commands = self._commands
+        flight = commands.in_flight
         try:
             message = json.loads(line)
         except ValueError:
             if flight is not None:
                 shown = line[:80].decode("utf-8", errors="replace")
-                self._commands.finish(
+                commands.finish(
                     "failed", f"the controller at {self.address} sent a line that is not JSON: {shown!r}"
                 )
             return
-        if not isinstance(message, dict) or flight is None or message.get("id") != flight.seq:
+        if not isinstance(message, dict):
             return
         status = message.get("status")
-        if status in ("done", "failed"):
-            self._commands.finish(status, str(message.get("message", "")))
+        stop = commands.pending_stop
+        if stop is not None and message.get("id") == stop.seq and status in ("accepted", "done", "failed"):
+            if status == "failed":
+                refusal = f": {message['message']}" if message.get("message") else ""
+                commands.stop_ended(
+                    False, f"stop #{stop.seq} refused by the controller at {self.address}{refusal}"
+                )
+            else:
+                commands.stop_ended(
+                    True, f"stop #{stop.seq} acknowledged by the controller at {self.address}"
+                )
+            return
+        if flight is not None and message.get("id") == flight.seq and status in ("done", "failed"):
+            commands.finish(status, str(message.get("message", "")))
 
     def _lose_connection(self, reason: str) -> None:
+        if self._sock is not None and self._connecting_since is None:
+            self._lost = reason  # it was connected: what it was doing is unknown from now on
         self.close()
-        if self._commands.in_flight is not None:
-            self._commands.finish("failed", reason)
+        commands = self._commands
+        if commands.in_flight is not None:
+            commands.finish("failed", reason)
+        stop = commands.pending_stop
+        if stop is not None:
+            commands.stop_ended(False, f"stop #{stop.seq} sent, but {reason} before acknowledging it")

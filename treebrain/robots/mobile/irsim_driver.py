@@ -24,7 +24,7 @@ from scipy import ndimage
 
 from treebrain.extras import MissingExtra, missing_module
 from treebrain.robots.driver import DriverStatus
-from treebrain.robots.errors import ActionRefusedError, DriverError
+from treebrain.robots.errors import ActionRefusedError, DriverError, SimulatorFault
 from treebrain.robots.mobile.base import MobileDriver, start_problem
 from treebrain.robots.mobile.camera import Picture, first_person_view
 from treebrain.robots.mobile.lidar import GridLidar, Scan
@@ -73,6 +73,8 @@ class IrSimDriver(MobileDriver):
         self._rng = np.random.default_rng(params.seed)
         self._scan_every = max(1, round(1.0 / (params.lidar.rate_hz * params.step_s)))
         self._observation: MobileObservation | None = None
+        self._fault: str | None = None
+        """Why the simulator cannot step any more in this mission."""
 
     # the driver contract ---------------------------------------------------------------------
     def connect(self) -> None:
@@ -93,6 +95,7 @@ class IrSimDriver(MobileDriver):
         self._distance = 0.0
         self._velocity = Velocity()
         self._scan = self._cast(self.home)
+        self._fault = None
         self._observation = self._observe(collided=False)
         return self._observation
 
@@ -119,7 +122,11 @@ class IrSimDriver(MobileDriver):
         return first_person_view(self.observe().scan, camera.width, camera.height, camera.field_of_view_deg)
 
     def stop(self) -> None:
-        """A step standing still (the simulator has no momentum: zero velocity is a stop)."""
+        """A step standing still (the simulator has no momentum: zero velocity is a stop); none after
+        the simulator failed, since it cannot step any more."""
+        if self._fault is not None:
+            self._status = DriverStatus("stopped", f"not stepped: {self._fault}", "step", False)
+            return
         if self._observation is not None and not self._observation.collided:
             self._step(Velocity())
         self._status = DriverStatus("stopped", "halted", "step")
@@ -195,13 +202,23 @@ class IrSimDriver(MobileDriver):
     def _step(self, command: Velocity) -> None:
         import time
 
+        if self._fault is not None:
+            raise SimulatorFault(self._fault)
         env = self._env
         started = time.perf_counter()
-        env.step(self._action(command))
+        step = self._steps + 1
+        try:
+            env.step(self._action(command))
+            state = np.array(env.get_robot_state(), dtype=np.float64).ravel()
+            collided = bool(env.robot.collision)
+        except Exception as error:  # whatever IR-SIM raises, the mission cannot go on
+            self._fault = f"IR-SIM raised {type(error).__name__} at step {step}: {error}"
+            raise SimulatorFault(self._fault) from None
         self.step_seconds = time.perf_counter() - started
-        state = np.array(env.get_robot_state(), dtype=np.float64).ravel()
+        if not np.all(np.isfinite(state[:3])):
+            self._fault = f"IR-SIM returned a pose that is not finite at step {step}: {state[:3].tolist()}"
+            raise SimulatorFault(self._fault)
         moved = Pose2D(float(state[0]), float(state[1]), float(state[2]))
-        collided = bool(env.robot.collision)
         self._advance_odometry(self._true, moved)
         travelled = moved.distance_to(self._true)
         self._distance += travelled
