@@ -74,7 +74,8 @@ viewer-libraries:
 	@dpkg -s $(VIEWER_DEBS) >/dev/null 2>&1 || \
 		(apt-get update -qq && apt-get install -y -qq --no-install-recommends $(VIEWER_DEBS))
 
-lint: $(VENV)/.installed-test
+# Type-checked with every install, ROS and the viewer's Qt included (their stubs are part of the check).
+lint: $(VENV)/.installed-ros
 	$(VENV)/bin/ruff check $(SOURCES)
 	$(VENV)/bin/ruff format --check $(SOURCES)
 	$(VENV)/bin/mypy
