@@ -51,6 +51,21 @@ GOAL = Port("list[str]", "goal predicates, e.g. On(akita_black_bowl_1, plate_1),
 PARSE = Port("ManipulationGoalParse", "the goal with its phrases and confidences, or a question or refusal")
 
 
+def settle_goal(leaf: Leaf, parse: GoalParse, *, answers_question: bool = False) -> Status:
+    """Writes `parse` and what it settled: the goal (SUCCESS; with `answers_question`, the question
+    an earlier parse asked is cleared), else its question or its refusal (FAILURE)."""
+    leaf.write("parse", parse)
+    if parse.usable:
+        leaf.write("goal", parse.goal)
+        if answers_question:
+            leaf.write("question", "")
+        leaf.feedback_message = " and ".join(parse.goal)
+        return Status.SUCCESS
+    leaf.write("question" if parse.question else "refusal", parse.question or parse.refusal)
+    leaf.feedback_message = parse.question or parse.refusal
+    return Status.FAILURE
+
+
 class ParseGoal(Leaf):
     """Reads the task's words as goal predicates over the scene: SUCCESS with `goal` when the words
     settle it, FAILURE with a `question` (ambiguous) or a `refusal` (absent, contradictory, empty);
@@ -68,18 +83,7 @@ class ParseGoal(Leaf):
     def update(self) -> Status:
         words = grounding_settings(self.context).object_words
         nouns = load_object_words(self.context.robot.base_dir / words) if words else frozenset()
-        parse = parse_goal_text(self.read("task"), self.read("scene"), nouns)
-        self.write("parse", parse)
-        if parse.usable:
-            self.write("goal", parse.goal)
-            self.feedback_message = " and ".join(parse.goal)
-            return Status.SUCCESS
-        if parse.question:
-            self.write("question", parse.question)
-        else:
-            self.write("refusal", parse.refusal)
-        self.feedback_message = parse.question or parse.refusal
-        return Status.FAILURE
+        return settle_goal(self, parse_goal_text(self.read("task"), self.read("scene"), nouns))
 
 
 class GoalPrompt(Leaf):
@@ -133,15 +137,7 @@ class JudgeGoal(Leaf):
         )
         if issues:
             parse = parse.model_copy(update={"refusal": "; ".join(issues)})
-        self.write("parse", parse)
-        if parse.usable:
-            self.write("goal", parse.goal)
-            self.write("question", "")  # the parser's question is answered
-            self.feedback_message = " and ".join(parse.goal)
-            return Status.SUCCESS
-        self.write("question" if parse.question else "refusal", parse.question or parse.refusal)
-        self.feedback_message = parse.question or parse.refusal
-        return Status.FAILURE
+        return settle_goal(self, parse, answers_question=True)
 
 
 class PlanGoal(AsyncAction):
