@@ -94,8 +94,8 @@ def test_position_of_a_heading_just_short_of_a_full_turn_is_zero_degrees() -> No
 
 
 def test_a_bare_motion_does_not_know_what_to_request() -> None:
-    with pytest.raises(NotImplementedError):
-        Motion("nothing", 0.0, START).request(START, 0.0)
+    with pytest.raises(TypeError, match=r"abstract method.*next_velocity"):
+        Motion("nothing", 0.0, START)  # type: ignore[abstract]
 
 
 def test_a_finished_motion_requests_stop() -> None:

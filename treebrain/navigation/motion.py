@@ -9,6 +9,7 @@ what is sent and tells the motion, which ends early when it was stopped.
 from __future__ import annotations
 
 import math
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,7 +43,7 @@ def position_of(pose: Pose2D) -> dict[str, Any]:
 
 
 @dataclass
-class Motion:
+class Motion(ABC):
     """A motion in progress; subclasses say what to request and when they are done."""
 
     label: str
@@ -65,8 +66,9 @@ class Motion:
             return STOP
         return wanted
 
+    @abstractmethod
     def next_velocity(self, pose: Pose2D, now: float) -> Velocity | None:
-        raise NotImplementedError
+        """The velocity to request now, or None when the motion is done."""
 
     def blocked(self, reason: str) -> None:
         """The safety layer stopped this step: the motion ends early, with the reason."""
