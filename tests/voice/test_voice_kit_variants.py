@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -121,3 +122,28 @@ def test_the_rule_validator_reports_the_rules_issue_lines() -> None:
             "step 2: add_layer.item: 'ham' means 'meat' (normalised)",
         ]
     )
+
+
+def test_the_settings_name_every_file_the_kit_reads(tmp_path: Path) -> None:
+    """`VoiceSettings.files` keys the tree loader's check cache: a file it missed would go stale."""
+    config = tmp_path / "voice"
+    shutil.copytree(CONFIG.parent, config)  # a folder of its own: nothing of it is cached yet
+    opened: set[Path] = set()
+    recording = True
+
+    def record(event: str, args: tuple[object, ...]) -> None:
+        if recording and event == "open" and isinstance(args[0], (str, Path)):
+            path = Path(args[0])
+            if path.is_relative_to(config) and path.is_file():
+                opened.add(path)
+
+    sys.addaudithook(record)  # hooks stay for the process: `recording` switches this one off
+    try:
+        settings = load_voice_kit(config / "voice.yaml").settings
+        for provider in settings.by_provider:
+            load_voice_kit(config / "voice.yaml", provider=provider)
+    finally:
+        recording = False
+    named = set(settings.files(config))
+    assert opened - {config / "voice.yaml"} <= named
+    assert config / "observation_suite.yaml" in opened
