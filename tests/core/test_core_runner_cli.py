@@ -213,6 +213,31 @@ def test_a_plugin_that_fails_half_way_leaves_nothing_registered():
     assert registry.get("plugin.beep") is None and registry.groups() == {}
 
 
+def test_installed_packages_are_read_only_when_a_group_is_looked_for(monkeypatch, tmp_path):
+    """Reading every installed package's metadata is a tenth of `treebrain validate`'s time: a
+    robot file of the framework's own sections and core leaves never needs it; an unknown section
+    or leaf still finds an installed group."""
+    reads: list[str] = []
+
+    def counted(**selection: str) -> list[SimpleNamespace]:
+        reads.append(selection["group"])
+        beeper = SimpleNamespace(
+            name="plugin", value="beeper:register", load=lambda: lambda r: r.register(Beep)
+        )
+        return [beeper]
+
+    monkeypatch.setattr(metadata, "entry_points", counted)
+    tree = tmp_path / "tree.yaml"
+    tree.write_text("version: 1\nroot: {type: wait, params: {seconds: 0.1}}\n")
+    robot = tmp_path / "robot.yaml"
+    robot.write_text("robot: r\ntree: tree.yaml\nlimits: {}\n")
+    load_tree(robot, registry=default_registry())
+    assert reads == []
+    registry = default_registry()
+    assert registry.get("plugin.beep") is Beep and reads == [ENTRY_POINT_GROUP]
+    assert "plugin" in default_registry().group_names() and len(reads) == 2
+
+
 def test_the_pipelines_leaves_come_through_the_same_entry_points_as_a_plugin():
     """No shortcut for our own domains: without the entry points, only the framework's leaves exist."""
     framework = BehaviourRegistry()

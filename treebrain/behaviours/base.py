@@ -35,13 +35,13 @@ _INVALID = Status.INVALID
 class NoParams(BaseModel):
     """Params model of a behaviour that takes none (any given param is an error)."""
 
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, defer_build=True)
 
 
 class Params(BaseModel):
     """Base for behaviours' params models: unknown keys are errors, not silently ignored."""
 
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, defer_build=True)
 
 
 @dataclass

@@ -49,6 +49,7 @@ class BehaviourRegistry:
         self._robot_checks: list[RobotCheck] = []
         self._run_checks: list[RunCheck] = []
         self._pending: dict[str, Any] = {}
+        self._installed_unread = False
         self._unavailable: dict[str, MissingExtra] = {}
 
     @contextlib.contextmanager
@@ -111,20 +112,22 @@ class BehaviourRegistry:
             if group in self._unavailable:
                 raise self._unavailable[group]
             if name not in self._classes:
-                self.load_groups(list(self._pending))
+                self.load_groups(self._declared())
         return self._classes.get(name)
 
     def names(self) -> list[str]:
-        self.load_groups(list(self._pending))
+        self.load_groups(self._declared())
         return sorted(self._classes)
 
-    def group_names(self) -> list[str]:
-        """Every group, loaded or not, without loading any."""
-        return sorted({*self._groups.values(), *self._pending, *self._unavailable})
+    def group_names(self, *, installed: bool = True) -> list[str]:
+        """Every group, loaded or not, without loading any; `installed=False` leaves out the
+        installed packages' groups not read yet (the framework's own are always there)."""
+        declared = self._declared() if installed else list(self._pending)
+        return sorted({*self._groups.values(), *declared, *self._unavailable})
 
     def unavailable(self) -> dict[str, MissingExtra]:
         """Groups that could not load because an optional install is missing (after loading all)."""
-        self.load_groups(list(self._pending))
+        self.load_groups(self._declared())
         return dict(self._unavailable)
 
     def groups(self) -> dict[str, list[str]]:
@@ -140,10 +143,22 @@ class BehaviourRegistry:
         return matches[0] if matches else None
 
     def declare_entry_points(self, entry_points: Iterable[Any] | None = None) -> None:
-        """Know every installed plugin's group without loading any (see the module's docstring)."""
-        found = entry_points if entry_points is not None else metadata.entry_points(group=ENTRY_POINT_GROUP)
-        for entry_point in found:
+        """Know every installed plugin's group without loading any (see the module's docstring).
+        Without `entry_points`, the installed packages are read when a group is first looked for
+        (reading every package's metadata is a tenth of a short command's time, and a tree of
+        core leaves never needs it)."""
+        if entry_points is None:
+            self._installed_unread = True
+            return
+        for entry_point in entry_points:
             self._pending.setdefault(entry_point.name, entry_point)
+
+    def _declared(self) -> list[str]:
+        """The groups declared and not loaded yet, the installed packages' included."""
+        if self._installed_unread:
+            self._installed_unread = False
+            self.declare_entry_points(metadata.entry_points(group=ENTRY_POINT_GROUP))
+        return list(self._pending)
 
     def declare_group(self, name: str, register: str) -> None:
         """Know a group of the framework's own by its register function (``module:function``),
@@ -155,6 +170,8 @@ class BehaviourRegistry:
         those that failed (a missing optional install is remembered, see :meth:`unavailable`)."""
         problems: list[str] = []
         for group in groups:
+            if group not in self._pending:
+                self._declared()
             entry_point = self._pending.pop(group, None)
             if entry_point is None:
                 continue
@@ -174,4 +191,4 @@ class BehaviourRegistry:
     def load_entry_points(self, entry_points: Iterable[Any] | None = None) -> list[str]:
         """Run every installed plugin's register function now; returns problems instead of raising."""
         self.declare_entry_points(entry_points)
-        return self.load_groups(list(self._pending))
+        return self.load_groups(self._declared())

@@ -103,11 +103,17 @@ def _scalar_check(spec: str, py_type: type) -> Callable[[Any], Any]:
 
 
 def _adapter_check(spec: str, annotation: Any) -> Callable[[Any], Any]:
-    adapter: TypeAdapter[Any] = TypeAdapter(annotation)
+    """The pydantic validator is built when a value is first checked, not when the type is parsed:
+    every leaf module parses its ports' types when imported, and most are never checked in a
+    short command."""
+
+    @cache
+    def adapter() -> TypeAdapter[Any]:
+        return TypeAdapter(annotation)
 
     def check(value: Any) -> Any:
         try:
-            return adapter.validate_python(value, strict=True)
+            return adapter().validate_python(value, strict=True)
         except ValidationError as error:
             first = error.errors()[0]
             where = ".".join(str(part) for part in first["loc"])

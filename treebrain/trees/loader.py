@@ -21,7 +21,7 @@ from treebrain.clock import Clock, MonotonicClock
 from treebrain.errors import InputError, Location, Problem
 from treebrain.extras import MissingExtra
 from treebrain.trees import checks
-from treebrain.trees.robot_file import Override, RobotFile, is_robot_file, read_robot_file
+from treebrain.trees.robot_file import ROBOT_KEYS, Override, RobotFile, is_robot_file, read_robot_file
 from treebrain.trees.spec import NodeSpec, SpecReader
 from treebrain.trees.structural import BuildEnv
 from treebrain.trees.tree import TreebrainTree
@@ -87,7 +87,9 @@ def _compile(
     data, read_problems = read_yaml_file(source)
     if is_robot_file(data):
         problems.extend(read_problems)
-        domains = [group for group in registry.group_names() if group != CORE_GROUP]
+        # Installed packages' groups are read only when a section is not the framework's own.
+        installed = any(key not in ROBOT_KEYS for key in data)
+        domains = [group for group in registry.group_names(installed=installed) if group != CORE_GROUP]
         robot = read_robot_file(data, source, problems, domains)
         registry.load_groups(group for group in domains if group in robot.data)
         if robot.tree_path is not None:

@@ -22,7 +22,7 @@ from treebrain.trees import composites, decorators
 
 
 class Options(BaseModel):
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, defer_build=True)
 
 
 class SequenceOptions(Options):
