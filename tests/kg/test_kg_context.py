@@ -108,3 +108,38 @@ def test_a_conjunction_moves_every_object_it_names(kitchen: KitchenConfig) -> No
     assert [_where(kg, name) for name in ("spoon", "fork")] == ["in right hand", "in left hand"]
     kg = _run(kitchen, "take spoon", "take fork", "open drawer", "put spoon and fork in drawer")
     assert [_where(kg, name) for name in ("spoon", "fork")] == ["at drawer (zone_drawer_1)"] * 2
+
+
+def test_a_carried_appliance_is_an_object(kitchen: KitchenConfig) -> None:
+    kg = _run(kitchen, "take kettle", "fill kettle", "put kettle down", "turn on kettle")
+    kettle = kg.view(kg.foods_named("kettle", limit=1)[0], 0)
+    assert (kettle.location_text, kettle.state) == ("likely at counter (zone_counter_1)", "on")
+
+
+def test_throwing_something_puts_it_in_the_bin(kitchen: KitchenConfig) -> None:
+    kg = _run(kitchen, "take waste", "open bin", "throw waste")
+    assert _where(kg, "waste") == "at bin (zone_bin_1)"
+
+
+def test_a_bare_put_lands_where_the_person_works(kitchen: KitchenConfig, tmp_path: Path) -> None:
+    kg = _run(kitchen, "turn on tap", "wash plate in sink", "take sponge", "put sponge")
+    assert _where(kg, "sponge") == "likely at sink (zone_sink_1)"
+    save_graph(kg, tmp_path / "kg.json")
+    loaded = load_graph(tmp_path / "kg.json", kitchen.vocabulary.names).kg
+    assert loaded.work_zone() == kg.work_zone() == "zone_sink_1"
+
+
+def test_a_thing_only_guessed_in_a_cupboard_goes_into_the_fridge_opened_since(kitchen: KitchenConfig) -> None:
+    kg = _run(kitchen, "take box", "open cupboard", "put down box", "open fridge", "put down box", gap=20.0)
+    assert _where(kg, "box") == "likely at fridge (zone_fridge_1)"
+
+
+def test_an_object_is_shown_by_the_narrations_own_noun_and_found_by_its_class(
+    kitchen: KitchenConfig, tmp_path: Path
+) -> None:
+    kg = _run(kitchen, "grab saucepan", "put saucepan on hob")
+    save_graph(kg, tmp_path / "kg.json")
+    loaded = load_graph(tmp_path / "kg.json", kitchen.vocabulary.names).kg
+    (food_id,) = loaded.foods_named("pot")
+    food = loaded.view(food_id, 0)
+    assert (food.name, food.said, food.title) == ("pot", "saucepan", "saucepan [pot]")

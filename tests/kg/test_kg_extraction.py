@@ -40,7 +40,8 @@ T, P, M = UpdateType.TAKE, UpdateType.PLACE, UpdateType.MODIFY_STATE
             "open the fridge",
             {"verb": "open", "state_after": "open", "location": "fridge", "target_kind": "zone"},
         ),
-        ("fill the kettle at the tap", {"location": "kettle", "location_role": None, "target_kind": "zone"}),
+        # a kettle is carried and filled: an object, not a zone
+        ("fill the kettle at the tap", {"food": "kettle", "location": "tap", "target_kind": "food"}),
         (
             "pour milk into the mug",
             {"verb_type": M, "food": "milk", "location": "mug", "location_role": "destination"},

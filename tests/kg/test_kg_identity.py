@@ -100,3 +100,67 @@ def test_a_pan_moved_on_the_hob_stays_there_while_a_drawer_is_open(kitchen: Kitc
 def test_sorting_cutlery_a_spoon_put_down_then_one_picked_up_are_two(kitchen: KitchenConfig) -> None:
     kg = _run(kitchen, "take spoon", "open drawer", "put down spoon", "pick up spoon")
     assert _places(kg, "spoon") == ["likely at drawer (zone_drawer_1)", "in right hand"]
+
+
+def test_a_thing_put_down_and_picked_up_again_is_one_thing(kitchen: KitchenConfig) -> None:
+    kg = _run(kitchen, "grab saucepan", "wash saucepan", "put saucepan", "grab saucepan", "wash saucepan")
+    assert _places(kg, "saucepan") == ["in right hand"]
+
+
+def test_a_thing_put_away_and_then_put_elsewhere_is_another_one(kitchen: KitchenConfig) -> None:
+    kg = _run(kitchen, "take lid", "put lid in drying rack", "put lid on bin")
+    assert _places(kg, "lid") == ["at dish rack (zone_dish_rack_1)", "at bin (zone_bin_1)"]
+
+
+def test_served_food_is_not_the_rest_put_into_a_box(kitchen: KitchenConfig) -> None:
+    kg = _run(kitchen, "take pan", "put food in plate", "put food in food container")
+    on_plate, in_box = _places(kg, "food")
+    assert (on_plate.split(" (")[0], in_box.split(" (")[0]) == ("in plate", "in food container")
+
+
+def test_what_a_vessel_holds_is_moved_on_as_itself(kitchen: KitchenConfig) -> None:
+    kg = _run(kitchen, "pick up pasta", "drain pasta into colander", "put pasta on plate")
+    assert [place.split(" (")[0] for place in _places(kg, "pasta")] == ["in plate"]
+
+
+def test_a_portion_poured_from_a_pack_goes_in_and_the_pack_is_put_away(kitchen: KitchenConfig) -> None:
+    kg = _run(
+        kitchen,
+        "take pan",
+        "put pan on counter",
+        "take flour",
+        "pour flour into pan",
+        "pour flour into pan",
+        "put flour in cupboard",
+    )
+    pack, portion = _places(kg, "flour")
+    assert pack == "at cupboard (zone_cupboard_1)"
+    assert portion.startswith("in pan"), "the second pour joins the first portion"
+
+
+def test_a_portion_on_a_spoon_is_tipped_in_as_itself(kitchen: KitchenConfig) -> None:
+    kg = _run(
+        kitchen, "take pan", "put pan on counter", "take spoon", "pour salt into spoon", "tip salt into pan"
+    )
+    assert [place.split(" (")[0] for place in _places(kg, "salt")] == ["in pan"]
+
+
+def test_what_was_poured_in_stays_when_its_pack_is_put_away(kitchen: KitchenConfig) -> None:
+    kg = _run(
+        kitchen,
+        "take pan",
+        "put pan on counter",
+        "take yeast",
+        "pour yeast into pan",
+        "put yeast in cupboard",
+    )
+    pack, portion = _places(kg, "yeast")
+    assert (pack, portion.split(" (")[0]) == ("at cupboard (zone_cupboard_1)", "in pan")
+
+
+def test_a_package_of_one_food_is_not_found_as_the_package_of_another(kitchen: KitchenConfig) -> None:
+    kg = _run(kitchen, "take bread package", "put bread package in fridge", "open cheese package")
+    assert [kg.view(food, 0).name for food in kg.foods_similar("package")] == [
+        "cheese package",
+        "bread package",
+    ]

@@ -43,12 +43,12 @@ def test_a_first_sighting_is_created_under_the_narrations_name(
     assert update is not None
     assert (update.update_type, update.new_food, update.destination, update.location_context) == (
         UpdateType.CREATE_NEW,
-        NewFood(name="egg", quantity="2"),
+        NewFood(name="egg", said="eggs", quantity="2"),
         Destination(kind="hand", hand="left"),
         "fridge",
     )
     tray = _decide(kg, vocabulary, "grab baking tray").update
-    assert tray is not None and tray.new_food == NewFood(name="baking tray")
+    assert tray is not None and tray.new_food == NewFood(name="baking tray", said="baking tray")
     kg.add_food("egg")
     again = _decide(kg, vocabulary, "take another egg").update
     assert again is not None and again.update_type is UpdateType.CREATE_NEW
@@ -107,7 +107,7 @@ def test_an_unknown_verb_is_unsure_and_no_object_is_never_pinned_on_a_held_one(
     assert hands.reason == "'hands': the person's own hands, not a kitchen object"
     assert _decide(kg, vocabulary, "stir it").update is None
     fork = _decide(kg, vocabulary, "get fork").update
-    assert fork is not None and fork.new_food == NewFood(name="fork")
+    assert fork is not None and fork.new_food == NewFood(name="fork", said="fork")
     juggle = _decide(kg, vocabulary, "juggle the knife")
     assert not juggle.certain and juggle.reason == "the verb 'juggle' is not in the vocabulary"
     assert juggle.update is not None

@@ -86,7 +86,7 @@ def test_the_scorer_finds_each_kind_of_mistake(stories: list[LoadedStory], kitch
         "P91_01_1 'take bowl' is in the history of food_milk_1",
         "P91_01_21 'put spoon in bowl' is in the history of zone_bowl_1",
     )
-    assert (score.location_ok, score.objects, len(score.lost)) == (1, 18, 128 - 2)
+    assert (score.location_ok, score.objects, len(score.lost)) == (1, 19, 128 - 2)
     assert "milk (food_milk_1) is at 'unknown', truly at 'fridge'" in score.wrong
     table = story_markdown(StoryReport(stories=(score,)), "a broken run")
     assert "| invented nodes | 1 | 1 |" in table and "| narrations per second | 64.0 | 64.0 |" in table

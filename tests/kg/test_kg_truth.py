@@ -135,3 +135,30 @@ def test_a_truth_quoting_a_narration_is_refused(kitchen: KitchenConfig, video: t
     (loaded,) = load_truth(truth)
     with pytest.raises(InputError, match=r"P90_01\.json.*quotes the text of narration\(s\) P90_01_5"):
         run_video(loaded, read_narrations(csv_path), kitchen, lambda kg, narration: None)
+
+
+def test_a_node_fits_the_truth_by_the_narrations_noun_or_by_its_class(kitchen: KitchenConfig) -> None:
+    truth = VideoTruth.model_validate(
+        {
+            "video": "P90_02",
+            "split": "train",
+            "objects": [
+                {
+                    "id": "saucepan",
+                    "names": ["saucepan"],
+                    "narrations": ["a"],
+                    "place": "rack",
+                    "certainty": "sure",
+                },
+                {"id": "lid", "names": ["lid"], "narrations": ["b"], "place": "pot", "certainty": "sure"},
+            ],
+            "fixed_places": ["rack"],
+        }
+    )
+    kg = kitchen.new_graph()
+    rack, _ = kg.ensure_zone("rack", "surface")
+    saucepan = kg.add_food("pot", said="saucepan", seen_at=1.0)  # shown as said, found as a pot
+    kg.put_at(saucepan, rack)
+    kg.put_at(kg.add_food("lid", seen_at=2.0), saucepan)
+    score = score_video(truth, kg, narrations=0)
+    assert (score.invented, score.found, score.sure_right, score.wrong) == ((), 2, 2, ())

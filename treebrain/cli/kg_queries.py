@@ -55,7 +55,7 @@ def cmd_where(args: argparse.Namespace) -> int:
         print(f"no object is called {args.food!r}; matched by {found.how}:")
     for food in found.matches:
         print(
-            f"{food.food_id} ({food.name}): {_where(food)}; state {food.state}; last seen {food.last_seen:g} s"
+            f"{food.food_id} ({food.title}): {_where(food)}; state {food.state}; last seen {food.last_seen:g} s"
         )
         source = placed_by(graph, food.food_id)
         if source is not None:
@@ -72,7 +72,7 @@ def cmd_history(args: argparse.Namespace) -> int:
     for history in histories:
         food = history.food
         table = Table(
-            title=f"{food.food_id} ({food.name}): {_where(food)}, {food.state}", title_justify="left"
+            title=f"{food.food_id} ({food.title}): {_where(food)}, {food.state}", title_justify="left"
         )
         for column in ("narration", "time (s)", "action", "text", "where", "outcome", "note"):
             table.add_column(column)
@@ -140,7 +140,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     for food in foods:
         table.add_row(
             food.food_id,
-            food.name,
+            food.title,
             _where(food),
             food.state,
             food.quantity,

@@ -5,7 +5,8 @@ Narrations rarely repeat the place: "open fridge, put butter, close fridge" neve
 in the fridge, and "put down pan" says nothing at all. Leaving such a thing at an unknown place
 loses what the narrations show, so a bare put goes into the receptacle opened last and not closed
 since (``opens: true`` in locations.yaml; narrators often leave the "close" out, so only within
-``open_for_seconds``), else onto the kitchen's work surface; the graph marks that
+``open_for_seconds``), else onto the place the person works at that a narration named last (the
+sink, the counter: ``works: true``), else onto the kitchen's work surface; the graph marks that
 place *likely*, and ``kg where`` says so. Likewise "pour oil" with no place pours into the container
 handled last.
 """
@@ -32,8 +33,9 @@ def open_receptacle(kg: KitchenGraph, vocabulary: Vocabulary, now: float, since:
 
 def unsaid_place(kg: KitchenGraph, vocabulary: Vocabulary, now: float) -> str:
     """The zone (an id, or the work surface's name) a held thing put down at time `now` without a
-    place goes to."""
-    return open_receptacle(kg, vocabulary, now, float("-inf")) or vocabulary.work_surface
+    place goes to: the open receptacle, else where the person works (the sink, counter or table a
+    narration named last), else the kitchen's work surface."""
+    return open_receptacle(kg, vocabulary, now, float("-inf")) or kg.work_zone() or vocabulary.work_surface
 
 
 def last_container(kg: KitchenGraph, vocabulary: Vocabulary, poured: str) -> str | None:

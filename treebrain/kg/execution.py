@@ -23,7 +23,7 @@ from treebrain.kg.models import (
     PlaceCertainty,
     UpdateType,
 )
-from treebrain.kg.names import normalise_phrase
+from treebrain.kg.names import normalise_phrase, said_name
 from treebrain.kg.places import PlaceResolver, names_place
 from treebrain.kg.vocabulary import Vocabulary
 
@@ -32,7 +32,8 @@ def apply_update(
     kg: KitchenGraph, update: KgUpdate, narration: Narration, vocabulary: Vocabulary
 ) -> ExecutionReport:
     """Execute CREATE_NEW / TAKE / PLACE / MODIFY_STATE and record the interaction. A new node is
-    named canonically ("milk bottle" -> milk, "eggs" -> egg), so one kind of thing has one name."""
+    indexed by its class ("milk bottle" -> milk, "eggs" -> egg), so one kind of thing is found by any
+    of its names, and shown as the narration named it."""
     places = PlaceResolver(kg, vocabulary, narration.start)
     warnings: list[str] = []
     context = update.location_context if names_place(update.location_context) else None
@@ -40,7 +41,10 @@ def apply_update(
     if update.update_type is UpdateType.CREATE_NEW and update.new_food is not None:
         info = update.new_food
         name = vocabulary.names.canonical(info.name) or info.name
-        food_id = kg.add_food(name, state=info.state, quantity=info.quantity, seen_at=narration.start)
+        said = said_name(info.said or info.name)
+        food_id = kg.add_food(
+            name, said=said, state=info.state, quantity=info.quantity, seen_at=narration.start
+        )
         created.append(food_id)
         if context is not None:
             _put(kg, food_id, places.place(context), warnings)
@@ -144,11 +148,20 @@ def _shift(kg: KitchenGraph, food_id: str, places: PlaceResolver, warnings: list
     receptacle stays there ("move pan" on the hob while a drawer stands open for the lighter)."""
     vocabulary = places.vocabulary
     zone_id = kg.zone_of(food_id)
-    if zone_id is not None and kg.zone_view(zone_id).name in vocabulary.receptacles:
+    if zone_id is not None and _kept_in(kg, food_id, kg.zone_view(zone_id).name, vocabulary):
         return
     receptacle = open_receptacle(kg, vocabulary, places.seen_at, kg.last_seen(food_id))
     if receptacle is not None:
         _put(kg, food_id, receptacle, warnings, "likely")
+
+
+def _kept_in(kg: KitchenGraph, food_id: str, zone: str, vocabulary: Vocabulary) -> bool:
+    """Whether a bare move leaves the thing in its receptacle: one a narration put it in, or the hob
+    one works at; a receptacle it was only guessed to be in (put down while a cupboard stood open)
+    gives way to one opened since."""
+    if zone not in vocabulary.receptacles:
+        return False
+    return kg.place_certainty(food_id) == "sure" or zone in vocabulary.work_zones
 
 
 def _put(

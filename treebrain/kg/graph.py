@@ -45,16 +45,25 @@ class KitchenGraph:
         self._next_number: dict[str, int] = {}
         self._narrations: set[str] = set()
         self._last_handled: str | None = None
+        self._work_zone: str | None = None
 
     # ----- creating nodes -------------------------------------------------------------------------
     def add_food(
-        self, name: str, *, state: str = "unknown", quantity: str = "unknown", seen_at: float = 0.0
+        self,
+        name: str,
+        *,
+        said: str | None = None,
+        state: str = "unknown",
+        quantity: str = "unknown",
+        seen_at: float = 0.0,
     ) -> str:
-        """Create a food node and return its new id ``food_<name>_<n>``."""
+        """Create a food node and return its new id ``food_<name>_<n>``: `name` is its class (the
+        index key, synonyms folded), `said` the noun the narration used for it ("saucepan": a pot)."""
         food_id = self._new_id("food", name)
         self._insert_food(
             food_id,
             name=name,
+            said=said,
             state=state,
             quantity=quantity,
             first_seen=seen_at,
@@ -84,11 +93,13 @@ class KitchenGraph:
         last_zone: str | None,
         history: list[Interaction],
         place_certainty: PlaceCertainty = "sure",
+        said: str | None = None,
     ) -> None:
         self.graph.add_node(
             food_id,
             kind="food",
             name=name,
+            said=said if said and said != name else None,
             state=state,
             quantity=quantity,
             hand=None,
@@ -159,8 +170,15 @@ class KitchenGraph:
         return _newest(self._by_name.get(self.names.canonical(name), []), limit, exclude)
 
     def foods_similar(self, name: str, limit: int | None = None, exclude: Collection[str] = ()) -> list[str]:
-        """Foods sharing the head noun of `name` (a looser match), most recently seen first."""
-        return _newest(self._by_head.get(self.names.head(name), []), limit, exclude)
+        """Foods sharing the head noun of `name` (a looser match), most recently seen first; not one
+        whose other words differ ("tray" finds the baking tray; "cheese package" is no bread package)."""
+        words = set(self.names.canonical(name).split())
+        fits = [
+            food_id
+            for food_id in _newest(self._by_head.get(self.names.head(name), []), None, exclude)
+            if _nested(words, set(self._keys[food_id][0].split()))
+        ]
+        return fits[:limit] if limit is not None else fits
 
     def name_keys(self, food_id: str) -> tuple[str, str]:
         """The food's canonical name and head noun, as indexed."""
@@ -222,6 +240,14 @@ class KitchenGraph:
             self._last_handled = max(self.food_ids(), key=self.last_seen, default=None)
         return self._last_handled
 
+    def name_work_zone(self, zone_id: str) -> None:
+        """Remember the place a narration named where the person works (the hob, the sink)."""
+        self._work_zone = zone_id
+
+    def work_zone(self) -> str | None:
+        """The place the person works at, named last; None before any is named."""
+        return self._work_zone
+
     def food_ids(self) -> Iterator[str]:
         return (node for node, kind in self.graph.nodes(data="kind") if kind == "food")
 
@@ -250,6 +276,7 @@ class KitchenGraph:
         return FoodView.model_construct(
             food_id=food_id,
             name=node["name"],
+            said=node["said"] or node["name"],
             state=node["state"],
             quantity=node["quantity"],
             location_id=location_id,
@@ -369,6 +396,11 @@ class KitchenGraph:
     def record_event(self, interaction: Interaction) -> None:
         self.graph.graph["events"].append(interaction)
         self._remember([interaction])
+
+
+def _nested(first: set[str], second: set[str]) -> bool:
+    """Whether one name's words are all among the other's ("tray" and "baking tray")."""
+    return first <= second or second <= first
 
 
 def _newest(bucket: list[tuple[float, str]], limit: int | None, exclude: Collection[str]) -> list[str]:

@@ -87,6 +87,7 @@ class FoodView(Frozen):
 
     food_id: str
     name: str
+    said: str = Field("", description="the narration's own noun for it (name is its class)")
     state: str = "unknown"
     quantity: str = "unknown"
     location_id: str | None = None
@@ -100,6 +101,13 @@ class FoodView(Frozen):
     recent: tuple[Interaction, ...] = ()
     match: MatchKind = ""
     place_certainty: PlaceCertainty = "sure"
+
+    @property
+    def title(self) -> str:
+        """The name shown to a user: the narration's own noun, with its class when that differs
+        ("saucepan [pot]")."""
+        said = self.said or self.name
+        return said if said == self.name else f"{said} [{self.name}]"
 
     @property
     def location_text(self) -> str:
@@ -180,6 +188,7 @@ class NewFood(Frozen):
     """What a CREATE_NEW knows about the food it creates."""
 
     name: str = Field(min_length=1)
+    said: str | None = Field(None, description="the narration's own noun, when name is its class")
     state: str = "unknown"
     quantity: str = "unknown"
 

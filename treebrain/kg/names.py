@@ -58,6 +58,12 @@ def singular_phrase(phrase: str) -> str:
     return f"{head} {singular(last)}" if head else singular(last)
 
 
+def said_name(phrase: str) -> str:
+    """How a thing is shown: the narration's own words for it, singular ("saucepans" -> saucepan),
+    not its class ("pot"), which the graph keeps beside it for finding it again."""
+    return singular_phrase(normalise_phrase(phrase)) if normalise_phrase(phrase) else ""
+
+
 def slug(name: str) -> str:
     """The identifier-safe form used inside node ids: "milk bottle" -> "milk_bottle"."""
     return "_".join(words(name)) or "item"

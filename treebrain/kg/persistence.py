@@ -30,7 +30,16 @@ from treebrain.kg.names import NameResolver
 
 GRAPH_FORMAT = "treebrain.kitchen-kg"
 GRAPH_VERSION = 2
-_RESTORED_FIELDS = {"name", "state", "quantity", "first_seen", "last_seen", "last_zone", "place_certainty"}
+_RESTORED_FIELDS = {
+    "name",
+    "said",
+    "state",
+    "quantity",
+    "first_seen",
+    "last_seen",
+    "last_zone",
+    "place_certainty",
+}
 
 
 class FoodRecord(Frozen):
@@ -39,6 +48,7 @@ class FoodRecord(Frozen):
     id: str = Field(pattern=r"^food_[a-z0-9_]+_[0-9]+$")
     kind: Literal["food"]
     name: str = Field(min_length=1)
+    said: str | None = Field(None, description="the narration's own noun; name is its class")
     state: str
     quantity: str
     hand: HandSlot | None = None
@@ -68,6 +78,7 @@ class LinkRecord(Frozen):
 
 class GraphAttributes(Frozen):
     events: list[Interaction] = []
+    work_zone: str | None = Field(None, description="the place the person works at, named last")
 
 
 class GraphFile(Frozen):
@@ -95,7 +106,10 @@ def to_node_link(kg: KitchenGraph) -> dict[str, Any]:
     data: dict[str, Any] = nx.node_link_data(kg.graph, edges="links")
     for node in data["nodes"]:
         node["history"] = [entry.model_dump(mode="json") for entry in node["history"]]
-    data["graph"] = {"events": [entry.model_dump(mode="json") for entry in kg.events()]}
+    data["graph"] = {
+        "events": [entry.model_dump(mode="json") for entry in kg.events()],
+        "work_zone": kg.work_zone(),
+    }
     return {"format": GRAPH_FORMAT, "version": GRAPH_VERSION, **data}
 
 
@@ -139,7 +153,10 @@ def _build(document: GraphFile, source: Document, names: NameResolver | None) ->
     food_zone = _locations(document.links, foods, zones, source, problems)
     if problems:
         raise InputError(problems)
-    return _assemble(foods, zones, food_zone, document.graph.events, names)
+    loaded = _assemble(foods, zones, food_zone, document.graph.events, names)
+    if document.graph.work_zone is not None and loaded.kg.has_zone(document.graph.work_zone):
+        loaded.kg.name_work_zone(document.graph.work_zone)
+    return loaded
 
 
 def _node_record(

@@ -10,7 +10,7 @@ and an object, and "pan" and "frying pan" are one node.
 from __future__ import annotations
 
 from treebrain.kg.graph import KitchenGraph
-from treebrain.kg.names import normalise_phrase
+from treebrain.kg.names import normalise_phrase, said_name
 from treebrain.kg.retrieval import CLOSED_STATE
 from treebrain.kg.vocabulary import Vocabulary
 
@@ -37,13 +37,16 @@ class PlaceResolver:
             zone_id, created = kg.ensure_zone(*zone)
             if created:
                 self.created.append(zone_id)
+            if zone[0] in self.vocabulary.work_surfaces:
+                kg.name_work_zone(zone_id)
             return zone_id
         existing = kg.foods_named(text, limit=CANDIDATES) or kg.foods_similar(text, limit=CANDIDATES)
         if existing:
             closed = set(kg.zones_in_state(CLOSED_STATE))
             reachable = [food_id for food_id in existing if kg.zone_of(food_id) not in closed]
             return (reachable or existing)[0]
-        food_id = kg.add_food(self.vocabulary.names.canonical(text) or "item", seen_at=self.seen_at)
+        name = self.vocabulary.names.canonical(text) or "item"
+        food_id = kg.add_food(name, said=said_name(text), seen_at=self.seen_at)
         self.created.append(food_id)
         return food_id
 

@@ -122,7 +122,7 @@ def open_now(kg: KitchenGraph, states: Sequence[str]) -> list[NodeState]:
     nodes: list[tuple[Literal["zone", "food"], str, str, str]] = [
         ("zone", zone.zone_id, zone.name, zone.state) for zone in map(kg.zone_view, sorted(kg.zone_ids()))
     ]
-    nodes += [("food", food.food_id, food.name, food.state) for food in map(kg.view, sorted(kg.food_ids()))]
+    nodes += [("food", food.food_id, food.title, food.state) for food in map(kg.view, sorted(kg.food_ids()))]
     return [
         NodeState(node_id=node_id, name=name, kind=kind, state=state, since=_changed_by(kg, node_id))
         for kind, node_id, name, state in nodes

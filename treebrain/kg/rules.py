@@ -57,25 +57,45 @@ def decide(
     if extraction.verb_type is None:
         doubts.append(f"the verb {extraction.verb or '?'!r} is not in the vocabulary")
     target = (
-        None
-        if _portion_onto_object(extraction, vocabulary)
+        _portion_there(extraction, retrieval, vocabulary)
+        if adds_portion(extraction, retrieval, vocabulary)
         else held or _target(extraction, retrieval, vocabulary, doubts)
     )
     update = _update(narration, extraction, target, vocabulary, "normal" if not doubts else "low", doubts)
     return RuleDecision(update=update, certain=not doubts, reason="; ".join(doubts))
 
 
-def _portion_onto_object(extraction: Extraction, vocabulary: Vocabulary) -> bool:
-    """Whether the narration puts a portion of something ("put salt on chicken breasts") onto or into
-    an object, not a zone: that portion is a new thing there; its pack or shaker does not move."""
+def adds_portion(extraction: Extraction, retrieval: Retrieval, vocabulary: Vocabulary) -> bool:
+    """Whether the narration adds a portion of something used a portion at a time (``portions``):
+    put onto or into an object ("put salt on chicken breasts"), or poured, tipped or spooned into a
+    named place from its pack ("pour flour into pan", "spoon sugar into pan"). That portion is a thing
+    of its own there; the pack, bottle or shaker does not move. A portion already moved into a spoon
+    or bowl is poured on as itself ("tip salt into pan")."""
     named = _named_place(extraction)
-    return (
-        extraction.verb_type is UpdateType.PLACE
-        and extraction.food is not None
-        and named is not None
-        and vocabulary.zone_for(named) is None
-        and singular_phrase(vocabulary.names.canonical(extraction.food)) in vocabulary.portions
-    )
+    if (
+        extraction.food is None
+        or named is None
+        or singular_phrase(vocabulary.names.canonical(extraction.food)) not in vocabulary.portions
+    ):
+        return False
+    if extraction.verb_type is UpdateType.PLACE:
+        return vocabulary.zone_for(named) is None
+    if not extraction.pours or extraction.location_role != "destination":
+        return False
+    source = retrieval.matching()[:1]
+    return not source or source[0].hand is not None or source[0].location_id == source[0].zone_id
+
+
+def _portion_there(extraction: Extraction, retrieval: Retrieval, vocabulary: Vocabulary) -> FoodView | None:
+    """The portion of that name already at the named place (a second spoonful of sugar joins the first),
+    else None: a new portion."""
+    place = vocabulary.names.canonical(_named_place(extraction) or "")
+    there = [
+        food
+        for food in retrieval.matching()
+        if food.hand is None and vocabulary.names.canonical(food.location_name or "") == place
+    ]
+    return there[0] if there else None
 
 
 def _held_object(extraction: Extraction, retrieval: Retrieval, vocabulary: Vocabulary) -> FoodView | None:
@@ -119,6 +139,12 @@ def _target(
         matching = tuple(food for food in matching if not _just_put_in_container(food, vocabulary))
     elif _discards(extraction, vocabulary):
         matching = tuple(food for food in matching if not _stored(food, vocabulary))
+    if extraction.verb_type is UpdateType.PLACE and _named_place(extraction) is not None:
+        matching = tuple(
+            food
+            for food in matching
+            if not (_put_away(food, extraction, vocabulary) or _poured_in(food, vocabulary))
+        )
     if not matching:
         return None
     options = _preferred(matching, extraction, retrieval.closed_zones)
@@ -152,36 +178,86 @@ def _stored(food: FoodView, vocabulary: Vocabulary) -> bool:
         and food.place_certainty == "sure"
         and food.location_id == food.zone_id
         and food.zone_name in vocabulary.receptacles
-        and _put_last(food)
+        and _put_last(food, vocabulary)
     )
+
+
+def _put_away(food: FoodView, extraction: Extraction, vocabulary: Vocabulary) -> bool:
+    """Whether the thing's latest narration put it away somewhere else, not where one works nor into a
+    vessel food is worked in ("put yeast in bin", then "put yeast in cupboard"; the lid set on the
+    drying rack, then "put lid on bin"; food served onto a plate, then "put food in container"): a put
+    naming another place, with no take between, is about another one of that name."""
+    if food.location_id is None or food.place_certainty != "sure" or not _put_last(food, vocabulary):
+        return False
+    named = _named_place(extraction)
+    here = {normalise_phrase(food.location_name or ""), normalise_phrase(food.zone_name or "")}
+    zone = vocabulary.zone_for(named) if named is not None else None
+    if normalise_phrase(named or "") in here or (zone is not None and zone[0] in here):
+        return False
+    if food.location_id != food.zone_id:
+        return _head_noun(food.location_name) not in vocabulary.vessels
+    return food.zone_name not in vocabulary.work_zones
+
+
+def _poured_in(food: FoodView, vocabulary: Vocabulary) -> bool:
+    """Whether the thing's latest narration poured it into another object ("pour yeast into pan"): it
+    is mixed in there, and a put naming another place ("put yeast in cupboard") is about its pack."""
+    if food.hand is not None or food.location_id == food.zone_id or not food.recent:
+        return False
+    entry = vocabulary.verbs.get(normalise_phrase(food.recent[-1].action))
+    return entry is not None and entry.pours
 
 
 def _may_be_taken(
     food: FoodView, extraction: Extraction, retrieval: Retrieval, vocabulary: Vocabulary
 ) -> bool:
     """Whether a bare "take X" can take this X. Not one thrown away; and, when no place is named, not
-    one shut in a closed receptacle, nor the one the narration before put down ("put down spoon, pick
-    up spoon" while sorting cutlery into a drawer), nor one its latest narration put into a container
-    (pan, bowl, plate): "put chicken breast in pan, pick up chicken breast" picks up the next one,
-    not the one cooking."""
+    one shut in a closed receptacle, nor the one the narration before put into a receptacle ("put down
+    spoon, pick up spoon" while sorting cutlery into an open drawer: the next spoon), nor one its
+    latest narration put into a container (pan, bowl, plate): "put chicken breast in pan, pick up
+    chicken breast" picks up the next one, not the one cooking. Put down anywhere else, it is the same
+    thing picked up again ("put saucepan, grab saucepan")."""
     if food.zone_name in vocabulary.discard_zones:
         return False
     if extraction.location is not None:
         return True
     if food.zone_id in retrieval.closed_zones:
         return False
-    just_put_down = food.food_id == retrieval.last_handled and _put_last(food)
-    return not (just_put_down or _just_put_in_container(food, vocabulary))
+    just_stored = (
+        food.food_id == retrieval.last_handled
+        and _put_last(food, vocabulary)
+        and _in_receptacle(food, vocabulary)
+    )
+    return not (just_stored or _just_put_in_container(food, vocabulary))
 
 
-def _put_last(food: FoodView) -> bool:
-    return bool(food.recent) and food.recent[-1].outcome is OutcomeKind.PLACE
+def _in_receptacle(food: FoodView, vocabulary: Vocabulary) -> bool:
+    """Whether the thing lies directly in a receptacle one opens (a drawer, the fridge; not the hob
+    one works at), not on a surface or in another object."""
+    return (
+        food.hand is None
+        and food.location_id == food.zone_id
+        and food.zone_name in vocabulary.receptacles - vocabulary.work_zones
+    )
+
+
+def _put_last(food: FoodView, vocabulary: Vocabulary) -> bool:
+    """Whether the thing's latest narration put it where it is: a put, also when it names the thing
+    for the first time ("put food in plate"; not "chop ends off celery")."""
+    if not food.recent:
+        return False
+    latest = food.recent[-1]
+    entry = vocabulary.verbs.get(normalise_phrase(latest.action))
+    put_first = (
+        latest.outcome is OutcomeKind.CREATE_NEW and entry is not None and entry.type is UpdateType.PLACE
+    )
+    return latest.outcome is OutcomeKind.PLACE or put_first
 
 
 def _just_put_in_container(food: FoodView, vocabulary: Vocabulary) -> bool:
     """Whether the thing's latest narration put it into a container (a pan, bowl, jug, plate)."""
     in_container = food.hand is None and _head_noun(food.location_name) in vocabulary.containers
-    return in_container and _put_last(food)
+    return in_container and _put_last(food, vocabulary)
 
 
 def _prepares(extraction: Extraction, vocabulary: Vocabulary) -> bool:
@@ -236,7 +312,11 @@ def _update(
     new_food = None
     if target is None:
         kind = UpdateType.CREATE_NEW
-        new_food = NewFood(name=extraction.food or "", quantity=extraction.quantity or "unknown")
+        new_food = NewFood(
+            name=extraction.food or "",
+            said=extraction.food_phrase,
+            quantity=extraction.quantity or "unknown",
+        )
     return KgUpdate(
         update_type=kind,
         target_food_id=target.food_id if target else None,

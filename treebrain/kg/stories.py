@@ -52,6 +52,9 @@ class StoryObject(Frozen):
     also: list[str] = []
     location: str = Field(min_length=1, description="a place, another object, 'hand' or 'unknown'")
     state: str = "unknown"
+    instances: int = Field(
+        1, ge=1, description="things going by these names: a bottle and the portion poured from it are 2"
+    )
 
 
 class StoryPlace(Frozen):
@@ -249,7 +252,10 @@ def score_story(
                 misattributed.append(
                     f"{entry.narration_id} {entry.narration!r} is in the history of {node_id}"
                 )
-    duplicates = [f"{thing}: {', '.join(ids)}" for thing, ids in nodes.items() if len(ids) > 1]
+    instances = {item.name: item.instances for item in story.objects}
+    duplicates = [
+        f"{thing}: {', '.join(ids)}" for thing, ids in nodes.items() if len(ids) > instances.get(thing, 1)
+    ]
     wrong: list[str] = []
     location_ok = state_ok = states = 0
     for item in story.objects:

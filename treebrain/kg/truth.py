@@ -211,17 +211,17 @@ class _Matcher:
     def assign(self, kg: KitchenGraph) -> tuple[dict[str, list[str]], list[str], list[str]]:
         """Truth object id -> its nodes (the first one chosen first), invented nodes, non-object nodes."""
         nodes = sorted(kg.food_ids())
-        names = {node: kg.view(node, 0).name for node in nodes}
+        names = {node: _node_names(kg, node) for node in nodes}
         heard = {node: {entry.narration_id for entry in kg.history(node)} for node in nodes}
         pairs: list[tuple[int, bool, int, str, str]] = []
         fitting: dict[str, list[str]] = {}
         for node in nodes:
             for order, item in enumerate(self.truth.objects):
-                if not _fits(names[node], item.names):
+                if not any(_fits(name, item.names) for name in names[node]):
                     continue
                 fitting.setdefault(node, []).append(item.id)
                 shared = len(heard[node] & set(item.narrations))
-                exact = any(_key(names[node]) == _key(name) for name in item.names)
+                exact = any(_key(said) == _key(name) for said in names[node] for name in item.names)
                 pairs.append((shared, exact, -order, node, item.id))
         pairs.sort(reverse=True)
         nodes_of: dict[str, list[str]] = {}
@@ -240,10 +240,10 @@ class _Matcher:
                 free = [pair for pair in options if pair[4] not in nodes_of]
                 best = (free or options)[0][4]
                 nodes_of.setdefault(best, []).append(node)
-            elif _key(names[node]) in self.not_objects:
-                not_objects.append(f"{node} ({names[node]!r})")
-            elif _key(names[node]) not in self.place_names:
-                invented.append(f"{node} ({names[node]!r})")
+            elif any(_key(name) in self.not_objects for name in names[node]):
+                not_objects.append(f"{node} ({names[node][0]!r})")
+            elif not any(_key(name) in self.place_names for name in names[node]):
+                invented.append(f"{node} ({names[node][0]!r})")
         return nodes_of, invented, not_objects
 
     def place_names_of(self, item: TruthObject) -> tuple[set[tuple[str, ...]], set[str]]:
@@ -321,8 +321,16 @@ def score_video(truth: VideoTruth, kg: KitchenGraph, narrations: int, seconds: f
 
 
 def kg_name(kg: KitchenGraph, node: str) -> str:
-    """A node's name, zone or object."""
-    return kg.zone_view(node).name if kg.has_zone(node) else kg.view(node, 0).name
+    """A node's name as shown, zone or object."""
+    return _node_names(kg, node)[0]
+
+
+def _node_names(kg: KitchenGraph, node: str) -> tuple[str, ...]:
+    """A node's names: a zone's; an object's own noun, then its class ("saucepan", "pot")."""
+    if kg.has_zone(node):
+        return (kg.zone_view(node).name,)
+    food = kg.view(node, 0)
+    return (food.said, food.name) if food.said and food.said != food.name else (food.name,)
 
 
 def _chain(kg: KitchenGraph, food_id: str) -> list[str]:
@@ -346,7 +354,10 @@ def _right_place(
     if item.place == HAND:
         return kg.hand_of(node) is not None
     names, ids = matcher.place_names_of(item)
-    return any(truth_of.get(place) in ids or _key(kg_name(kg, place)) in names for place in where)
+    return any(
+        truth_of.get(place) in ids or any(_key(name) in names for name in _node_names(kg, place))
+        for place in where
+    )
 
 
 # ----- the report ---------------------------------------------------------------------------------

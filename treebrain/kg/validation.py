@@ -29,6 +29,7 @@ from treebrain.kg.models import (
 from treebrain.kg.names import normalise_phrase
 from treebrain.kg.places import IN_HAND_WORDS, UNKNOWN_PLACE_WORDS
 from treebrain.kg.retrieval import Retrieval
+from treebrain.kg.rules import adds_portion
 from treebrain.kg.vocabulary import Vocabulary
 
 HISTORY_FIELDS = ("start_time", "end_time", "action", "narration_text", "location_context")
@@ -66,7 +67,7 @@ def validate_update(
     destination = _destination(updates, kg, errors)
     new_food: NewFood | None = None
     if update_type is UpdateType.CREATE_NEW:
-        new_food = _check_create(data, target, extraction, retrieval, kg, errors)
+        new_food = _check_create(data, target, extraction, retrieval, kg, vocabulary, errors)
     elif update_type is not None:
         _check_target(update_type, target, retrieval, kg, errors)
         if target is not None and kg.has_food(target):
@@ -184,8 +185,11 @@ def _check_create(
     extraction: Extraction,
     retrieval: Retrieval,
     kg: KitchenGraph,
+    vocabulary: Vocabulary,
     errors: list[str],
 ) -> NewFood | None:
+    """A CREATE_NEW's new object: refused for a thing already offered, unless the narration says it is
+    another one ("another egg") or adds a portion of it ("pour oil into pan": the bottle stays)."""
     if target is not None:
         errors.append(
             f"CREATE_NEW must have target_food_id null; to change {target} use TAKE, PLACE or MODIFY_STATE"
@@ -196,7 +200,7 @@ def _check_create(
         errors.append("CREATE_NEW needs new_food_info with the food's name")
         return None
     duplicates = tuple(food for food in retrieval.candidates if kg.same_food_name(food.name, name))
-    if duplicates and not extraction.new_instance:
+    if duplicates and not extraction.new_instance and not adds_portion(extraction, retrieval, vocabulary):
         errors.append(
             f"{name!r} is already in the graph: {_offered(duplicates)} was offered under KNOWN FOOD NODES; "
             f"answer TAKE, PLACE or MODIFY_STATE with its id as target_food_id instead of CREATE_NEW"

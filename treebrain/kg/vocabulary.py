@@ -58,13 +58,15 @@ class FoodsFile(Frozen):
 
 class ZoneEntry(Frozen):
     """A zone: its type, the phrases naming it, whether it is a receptacle one opens (what is put
-    down while it is open goes into it), and whether what goes there is thrown away (a thing taken
-    later is another one)."""
+    down while it is open goes into it), whether what goes there is thrown away (a thing taken
+    later is another one), and whether a person works there (a thing put there is in use, not put
+    away; a bare put lands on the one named last)."""
 
     type: str = Field(min_length=1)
     phrases: list[str] = []
     opens: bool = False
     discards: bool = False
+    works: bool = False
 
 
 class LocationsFile(Frozen):
@@ -95,6 +97,7 @@ class NounsFile(Frozen):
     numbers: dict[str, str] = {}
     new_instance: list[str] = []
     containers: list[str] = []
+    vessels: list[str] = []
     portions: list[str] = []
     max_words: int = Field(default=4, ge=1, le=8)
     max_narration_words: int = Field(default=40, ge=1)
@@ -155,6 +158,9 @@ class Vocabulary:
         self.zone_types = {name: zone.type for name, zone in locations.zones.items()}
         self.receptacles = frozenset(name for name, zone in locations.zones.items() if zone.opens)
         self.discard_zones = frozenset(name for name, zone in locations.zones.items() if zone.discards)
+        self.work_zones = frozenset(name for name, zone in locations.zones.items() if zone.works)
+        # where a bare put lands: a place one works at that is not itself opened (not the hob)
+        self.work_surfaces = self.work_zones - self.receptacles
         self.work_surface = locations.work_surface
         self.open_for_seconds = locations.open_for_seconds
         self.hand_phrases = {
@@ -173,6 +179,7 @@ class Vocabulary:
         self.numbers = {normalise_phrase(word): value for word, value in nouns.numbers.items()}
         self.new_instance = tuple(normalise_phrase(phrase) for phrase in nouns.new_instance)
         self.containers = frozenset(singular_phrase(normalise_phrase(word)) for word in nouns.containers)
+        self.vessels = frozenset(singular_phrase(normalise_phrase(word)) for word in nouns.vessels)
         self.portions = frozenset(singular_phrase(normalise_phrase(word)) for word in nouns.portions)
         self.max_words = nouns.max_words
         self.max_narration_words = nouns.max_narration_words
