@@ -38,15 +38,16 @@ CAMERA = {"source": "camera"}
 
 
 def first_look_errors(
-    task: str, seeds: int, depth_noise_m: float = 0.0
+    task: str, seeds: int, noise: dict[str, float] | None = None, first_seed: int = 0
 ) -> tuple[list[PoseError], list[float]]:
-    """Every object's pose error at the first look of episodes 0..seeds-1, and each look's wall time."""
-    perception = {**CAMERA, "noise": {"depth_m": depth_noise_m}}
+    """Every object's pose error at the first look of `seeds` episodes from `first_seed` with
+    perception `noise` (PerceptionNoise's fields), and each look's wall time."""
+    perception = {**CAMERA, "noise": noise or {}}
     driver = RobosuiteDriver(RobosuiteParams(task=task, perception=perception), ManipulatorLimits())
     errors: list[PoseError] = []
     looks: list[float] = []
     try:
-        for seed in range(seeds):
+        for seed in range(first_seed, first_seed + seeds):
             observation = driver.reset(seed)
             errors += pose_errors(observation.objects, driver.oracle_objects)
             assert driver.perception is not None
@@ -104,7 +105,7 @@ def _pose_rows(seeds: int = SEEDS) -> tuple[list[BenchRow], list[float]]:
         errors, looks = first_look_errors(task, seeds)
         all_looks += looks
         rows += _error_rows(task, errors, "", goals=True)
-        noisy, _ = first_look_errors(task, seeds, NOISY_DEPTH_M)
+        noisy, _ = first_look_errors(task, seeds, {"depth_m": NOISY_DEPTH_M})
         rows += _error_rows(task, noisy, f", depth noise {NOISY_DEPTH_M * 1000:g} mm", goals=False)
     return rows, all_looks
 

@@ -27,6 +27,7 @@ from treebrain.manipulation.libero_planning import (
     reference_script,
     score_task,
 )
+from treebrain.manipulation.place_relations import Footprint
 from treebrain.manipulation.plan_record import PlanAttempt, PlanningRecord
 from treebrain.manipulation.planning import validate_plan
 from treebrain.manipulation.symbolic import simulate
@@ -69,6 +70,8 @@ def test_a_task_file_is_read_into_objects_regions_and_predicates() -> None:
     scene = task.scene()
     assert scene.skill_set == "libero" and scene.closed == ("wooden_cabinet_1_top_region",)
     assert "plate_1" in scene.regions and "wooden_cabinet_1_top_region" in scene.fixtures
+    # the table's regions keep their extents (relations between places); a cabinet's has none here
+    assert scene.footprints == {"kitchen_table_bowl_region": Footprint(x=(-0.1, -0.08), y=(-0.01, 0.01))}
 
 
 @pytest.mark.parametrize(

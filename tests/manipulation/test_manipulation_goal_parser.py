@@ -15,6 +15,7 @@ from treebrain.manipulation.goal_parser import clauses, name_words, parse_goal_t
 from treebrain.manipulation.goal_prompt import goal_schema, judge_goal_answer
 from treebrain.manipulation.grounding import load_object_words
 from treebrain.manipulation.libero_planning import score_goal_grounding
+from treebrain.manipulation.place_relations import Footprint
 from treebrain.manipulation.symbolic import Scene
 
 NOUNS = load_object_words(
@@ -112,7 +113,7 @@ def test_places_are_read_by_their_descriptions_and_owners(task: str, goal: list[
     ("task", "key", "said"),
     [
         ("put the jam in the right slot", "question", "shelf_rice or shelf_tea"),
-        ("put the tea in the slot beside the rice's", "question", "('beside') are not read yet"),
+        ("put the tea in the slot beside the rice's", "question", "no extents to tell"),
         ("put the rice in its slot without moving the rice", "refusal", "without moving it"),
         ("leave the tea where it is and put the tea in the upper left slot", "refusal", "is to stay"),
         (
@@ -127,6 +128,115 @@ def test_relations_between_places_are_asked_and_contradictions_refused(
 ) -> None:
     parse = parse_goal_text(task, PANTRY, NOUNS)
     assert not parse.usable and said in getattr(parse, key), parse
+
+
+def _pot(row: int, column: int) -> Footprint:
+    """Row 0 nearest the robot, column 0 on its left (the robot's frame: y to its left)."""
+    return Footprint(x=(0.1 * row, 0.1 * row + 0.1), y=(0.2 - 0.1 * column, 0.3 - 0.1 * column))
+
+
+BENCH = Scene(
+    objects=("Basil", "Mint", "Sage", "Dill"),
+    regions=("pot_basil", "pot_mint", "pot_sage", "pot_dill", "pot_chive", "pot_thyme", "potting_table"),
+    descriptions={
+        "pot_basil": "front-left pot of the seed bench",
+        "pot_mint": "front-middle pot of the seed bench",
+        "pot_sage": "front-right pot of the seed bench",
+        "pot_dill": "back-left pot of the seed bench",
+        "pot_chive": "back-middle pot of the seed bench",
+        "pot_thyme": "back-right pot of the seed bench",
+        "potting_table": "the table the seedlings start on",
+    },
+    footprints={
+        "pot_basil": _pot(0, 0),
+        "pot_mint": _pot(0, 1),
+        "pot_sage": _pot(0, 2),
+        "pot_dill": _pot(1, 0),
+        "pot_chive": _pot(1, 1),
+        "pot_thyme": _pot(1, 2),
+        "potting_table": Footprint(x=(0.0, 0.2), y=(-0.5, -0.1)),
+    },
+    inside=dict.fromkeys(("Basil", "Mint", "Sage", "Dill"), "potting_table"),
+)
+"""A scene of our own with extents: six pots in two rows of three, seedlings on a table beside them."""
+
+
+@pytest.mark.parametrize(
+    ("task", "goal"),
+    [
+        ("put the mint in the pot behind the basil's", ["In(Mint, pot_dill)"]),
+        ("set the dill into the pot to the right of the mint's", ["In(Dill, pot_sage)"]),
+        ("put the basil into the pot diagonally opposite the sage's", ["In(Basil, pot_chive)"]),
+        ("put the dill in the pot between the basil's and the sage's", ["In(Dill, pot_mint)"]),
+        ("put the sage in the pot in front of the chive's", ["In(Sage, pot_mint)"]),
+    ],
+)
+def test_places_named_by_their_relation_to_others_are_read_from_their_extents(
+    task: str, goal: list[str]
+) -> None:
+    parse = parse_goal_text(task, BENCH, NOUNS)
+    assert parse.usable, parse
+    assert parse.goal == goal
+
+
+@pytest.mark.parametrize(
+    ("task", "key", "said"),
+    [
+        ("put the dill in the pot next to the mint's", "question", "pot_basil or pot_sage"),
+        ("put the dill in the pot behind the thyme's", "refusal", "no place is behind"),
+    ],
+)
+def test_a_relation_two_places_fit_is_asked_and_one_none_fits_refused(task: str, key: str, said: str) -> None:
+    parse = parse_goal_text(task, BENCH, NOUNS)
+    assert not parse.usable and said in getattr(parse, key), parse
+
+
+@pytest.mark.parametrize(
+    ("task", "said"),
+    [
+        ("don't move anything", "asks for nothing"),
+        ("the sage must not move", "asks for nothing"),
+        ("never put the basil in its pot", "only says what not to do"),
+        ("the mint shouldn't go in the back left pot", "only says what not to do"),
+        ("put the mint into its pot but keep it where it is", "is to stay"),
+        ("put the basil in both the front left and the back right pots", "two places at once"),
+        ("put the basil in the top pot", "no place here is at the top"),
+        ("put the mint inside the mint", "in or on itself"),
+    ],
+)
+def test_negations_contradictions_and_missing_places_are_refused(task: str, said: str) -> None:
+    parse = parse_goal_text(task, BENCH, NOUNS)
+    assert not parse.usable and not parse.question and said in parse.refusal, parse
+
+
+def test_what_is_not_to_be_touched_stays_and_the_rest_is_done() -> None:
+    parse = parse_goal_text("do not touch the mint, put the basil in its pot", BENCH, NOUNS)
+    assert parse.goal == ["In(Basil, pot_basil)"]
+
+
+BLOCKS = Scene(
+    objects=("boxA", "boxB"),
+    regions=("on_boxA", "on_boxB", "floor"),
+    descriptions={"on_boxA": "the top of the yellow box", "on_boxB": "the top of the white box"},
+)
+"""A scene of our own in the robosuite Stack style: objects named by a letter, their tops as places."""
+
+
+@pytest.mark.parametrize(
+    ("task", "goal", "refusal"),
+    [
+        ("set box B onto box A", ["On(boxB, on_boxA)"], ""),
+        ("leave the yellow box where it is and put the white one on it", ["On(boxB, on_boxA)"], ""),
+        ("put box A on box B and box B on box A", [], "cannot each be on the other"),
+        ("put the black box on box A", [], "there is no black box"),
+        ("put box A under the floor", [], "nothing can be put under floor"),
+    ],
+)
+def test_objects_named_by_their_letter_and_stacks_that_cannot_be(
+    task: str, goal: list[str], refusal: str
+) -> None:
+    parse = parse_goal_text(task, BLOCKS, NOUNS)
+    assert parse.goal == goal and refusal in parse.refusal, parse
 
 
 def test_words_that_do_not_settle_a_choice_are_a_question() -> None:

@@ -3,11 +3,14 @@ box on a table, drawn analytically, and the pose, confidence and noise that come
 
 from __future__ import annotations
 
+import argparse
 import math
 
 import numpy as np
 import pytest
 
+from treebrain.cli import main
+from treebrain.evaluation.suites.manipulation import ManipulationSuite
 from treebrain.manipulation.perception_error import pose_errors, summarise
 from treebrain.robots.manipulator.observation import ObjectObservation
 from treebrain.robots.manipulator.params import PerceptionNoise, PerceptionParams, RobosuiteParams
@@ -15,6 +18,7 @@ from treebrain.robots.manipulator.perception import (
     ESTIMATE_COLOUR,
     LOW_CONFIDENCE_COLOUR,
     TRUTH_COLOUR,
+    UNSURE_AXES_PENALTY,
     CameraView,
     Mark,
     ShapePrior,
@@ -28,6 +32,7 @@ from treebrain.robots.manipulator.perception import (
     yaw_of,
     yaw_symmetry,
 )
+from treebrain.robots.manipulator.top_profile import Array
 
 TABLE_Z = 0.8
 CAMERA_Z = 1.5
@@ -128,6 +133,81 @@ def test_depth_noise_and_erosion_degrade_gracefully() -> None:
     assert math.degrees(yaw_error(estimate.yaw, 0.4, math.pi)) < 5.0
 
 
+def test_a_mask_known_to_miss_its_edges_still_counts_the_whole_object_seen() -> None:
+    view = top_down_view((0.02, 0.01), 0.4)
+    whole = estimate_pose(gather_points([view], 0), CUBE)
+    eroded = gather_points([view], 0, erosion_px=2)
+    estimate = estimate_pose(eroded, CUBE)
+    assert whole is not None and estimate is not None
+    assert eroded.edge_loss_m == pytest.approx(2 * (CAMERA_Z - TABLE_Z - 0.05) / FOCAL)
+    assert estimate.visible_fraction == pytest.approx(whole.visible_fraction, abs=0.06)
+    assert estimate.confidence > 0.8
+    assert math.dist(estimate.position, (0.02, 0.01, TABLE_Z + 0.025)) < 1e-3
+
+
+def test_a_box_whose_visible_part_looks_square_is_not_trusted_with_its_axes() -> None:
+    """A 6 x 4 cm box hidden left of its centre shows 3 x 4 cm: its x may be either side."""
+    half_hidden = estimate_pose(gather_points([top_down_view((0.0, 0.0), 0.0, cover_left_of=0.0)], 0), CUBE)
+    quarter_hidden = estimate_pose(
+        gather_points([top_down_view((0.0, 0.0), 0.0, cover_left_of=-0.015)], 0), CUBE
+    )
+    assert half_hidden is not None and quarter_hidden is not None
+    assert half_hidden.confidence == pytest.approx(
+        UNSURE_AXES_PENALTY * half_hidden.visible_fraction, rel=0.05
+    )
+    assert quarter_hidden.confidence == pytest.approx(quarter_hidden.visible_fraction, rel=0.05)  # 4.5 x 4 cm
+    assert math.degrees(yaw_error(quarter_hidden.yaw, 0.0, math.pi)) < 2.0
+
+
+CARTON = ShapePrior(box_center=(0.0, 0.0, 0.04), half_extents=(0.02, 0.02, 0.04))
+"""A carton 4 x 4 x 8 cm on the table: walls to 5.5 cm, a gable roof to its 8 cm ridge along y."""
+CARTON_ROOF = 0.025
+
+
+def carton_drop(along: Array, across: Array) -> Array:
+    """How far the carton's roof lies below its ridge at a point of its own frame."""
+    del across
+    return CARTON_ROOF * np.minimum(np.abs(along) / CARTON.half_extents[0], 1.0)
+
+
+def carton_view(center: tuple[float, float], yaw: float) -> CameraView:
+    """The top-down view of the carton (origin on the table at `center`, turned by `yaw`): each
+    pixel's ray meets the roof (found by a few fixed-point steps; rays are nearly vertical)."""
+    columns, rows = np.meshgrid(np.arange(SIZE), np.arange(SIZE))
+    ray_x, ray_y = (columns + 0.5 - SIZE / 2) / FOCAL, -(rows + 0.5 - SIZE / 2) / FOCAL
+    ridge = TABLE_Z + 2 * CARTON.half_extents[2]
+    height = np.full(ray_x.shape, ridge)
+    for _ in range(6):
+        depth = CAMERA_Z - height
+        x, y = ray_x * depth - center[0], ray_y * depth - center[1]
+        along = x * math.cos(yaw) + y * math.sin(yaw)
+        across = -x * math.sin(yaw) + y * math.cos(yaw)
+        inside = (np.abs(along) <= CARTON.half_extents[0]) & (np.abs(across) <= CARTON.half_extents[1])
+        height = np.where(inside, ridge - carton_drop(along, across), TABLE_Z)
+    intrinsics = np.array([[FOCAL, 0.0, SIZE / 2], [0.0, FOCAL, SIZE / 2], [0.0, 0.0, 1.0]])
+    return CameraView("top", CAMERA_Z - height, np.where(inside, 0, -1), intrinsics, DOWN)
+
+
+def carton_profile() -> Array:
+    cells = np.arange(32)
+    along = ((cells + 0.5) / 32 * 2 - 1) * CARTON.half_extents[0]
+    return np.repeat(carton_drop(along, along)[:, None], 32, axis=1)
+
+
+@pytest.mark.parametrize(("center", "yaw"), [((0.0, 0.0), 0.0), ((0.01, -0.02), 0.5), ((-0.02, 0.01), 2.0)])
+def test_a_gabled_top_gives_the_box_height_and_its_ridge_direction(
+    center: tuple[float, float], yaw: float
+) -> None:
+    shaped = ShapePrior(CARTON.box_center, CARTON.half_extents, top_drops=carton_profile())
+    found = gather_points([carton_view(center, yaw)], 0)
+    estimate = estimate_pose(found, shaped)
+    boxy = estimate_pose(found, CARTON)
+    assert estimate is not None and boxy is not None
+    assert math.dist(estimate.position, (*center, TABLE_Z)) < 0.002
+    assert boxy.position[2] < TABLE_Z - 0.003  # read as a box, the roof's slopes pull the top down
+    assert math.degrees(yaw_error(estimate.yaw, yaw, math.pi)) < 3.0  # the ridge runs along its y
+
+
 def _rest(view: CameraView) -> tuple[object, object, object]:
     return view.labels, view.intrinsics, view.camera_to_world
 
@@ -215,3 +295,23 @@ def test_frames_show_the_mask_the_estimate_and_the_truth() -> None:
     assert (doubtful == LOW_CONFIDENCE_COLOUR).all(axis=2).any() and not (doubtful == ESTIMATE_COLOUR).all(
         axis=2
     ).any()
+
+
+def test_the_eval_command_sets_each_noise_and_refuses_one_out_of_range(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    parser = argparse.ArgumentParser()
+    ManipulationSuite.add_arguments(parser)
+    parser.add_argument("--provider")
+    given = ["--perception", "camera", "--mask-erosion-px", "2", "--camera-position-error-m", "0.005"]
+    suite = ManipulationSuite.from_arguments(
+        parser.parse_args([*given, "--camera-rotation-error-deg", "0.5"])
+    )
+    assert suite.perception == {
+        "source": "camera",
+        "noise": {"mask_erosion_px": 2, "camera_position_m": 0.005, "camera_rotation_deg": 0.5},
+    }
+    assert main(["eval", "manipulation", "--tasks", "Lift", "--mask-erosion-px", "2"]) == 2
+    assert "<command line>: --mask-erosion-px needs --perception camera" in capsys.readouterr().err
+    assert main(["eval", "manipulation", "--perception", "camera", "--camera-rotation-error-deg", "20"]) == 2
+    assert "--camera-rotation-error-deg: input should be less than or equal to 10" in capsys.readouterr().err

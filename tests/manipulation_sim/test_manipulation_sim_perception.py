@@ -61,3 +61,18 @@ def test_frames_carry_masks_estimates_and_the_truth(stack: RobosuiteDriver) -> N
     changed = np.any(frame != plain, axis=2)
     assert 30 < int(changed.sum()) < frame.shape[0] * frame.shape[1] // 4
     assert math.isclose(stack.frame_rate, 5.0)
+
+
+def test_shaped_tops_are_fitted_so_the_milk_carton_is_found_within_millimetres() -> None:
+    """The gabled carton, the loaf and the can get a profile from their meshes, the flat cereal
+    box none; with it, every object's first look lands within 3 mm (seed 0: the carton read as a
+    box was 3.9 mm off, 3.6 of it too low)."""
+    driver = RobosuiteDriver(RobosuiteParams(task="PickPlace", perception="camera"), ManipulatorLimits())
+    try:
+        observation = driver.reset(seed=0)
+        profiled = {name for name, shape in driver._shapes.items() if shape.top_drops is not None}
+        assert profiled == {"Milk", "Bread", "Can"}
+        errors = {error.object: error for error in pose_errors(observation.objects, driver.oracle_objects)}
+        assert all(error.position_mm is not None and error.position_mm < 3.0 for error in errors.values())
+    finally:
+        driver.close()

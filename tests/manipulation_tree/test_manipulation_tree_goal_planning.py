@@ -230,6 +230,15 @@ def test_a_model_is_asked_only_when_the_words_do_not_settle_the_goal(write: Writ
         assert parse.roles[0].confidence == 0.5
 
 
+def test_a_model_that_only_asks_back_leaves_the_parsers_question(write: WriteFile) -> None:
+    asks_back = json.dumps({"decision": {"ask": "What is the goal of the task?"}})
+    h, requests = grounding_harness(write, "put the black bowl in the drawer", asks_back)
+    with h:
+        assert h.run_to_end().name == "FAILURE" and len(requests) == 1
+        question = h.value("/question")
+        assert "wooden_cabinet_1_top_region" in question and "wooden_cabinet_1_bottom_region" in question
+
+
 @pytest.mark.parametrize(
     ("task", "key", "said"),
     [

@@ -1,6 +1,6 @@
 """The language-task tree with ``manipulation.planner.decoding: classical``, tick by tick on the
-kinematic stand-in (a scripted model grounds the task, a scripted planner worker answers searches):
-the first plan is the classical planner's for the words' goal; once the cheap repairs are spent a
+kinematic stand-in (the offline parser reads the words as the goal, no model is asked; a scripted
+planner worker answers searches): the first plan is the classical planner's for the words' goal; once the cheap repairs are spent a
 failed step is replanned by the planner from the current state to the same goal, with no model
 asked (a cheap repair still comes first); a halt during that search stops the worker; a goal with no
 plan from the current state is the replan's refusal, and nothing more moves; a goal that already
@@ -40,7 +40,7 @@ from treebrain.manipulation.strips import planning_problem
 from treebrain.manipulation.task_planner import SearchResult
 from treebrain.testing import TreeHarness
 
-FIRST_SEARCH = "episode/plan/planning/by_planner/classical/search/plan_goal"
+FIRST_SEARCH = "episode/understand_and_plan/goal_and_planner/from_the_goal/plan/plan_goal"
 SEARCH = f"{REPLAN}/plan_again/from_the_goal/search"
 MODEL_REPLAN = f"{REPLAN}/plan_again/by_the_model"
 # the planner's steps: no lift (its symbolic effect changes nothing a goal asks for; the leaf adds it)
@@ -103,7 +103,7 @@ def test_a_failed_step_is_replanned_by_the_planner_from_the_state_now(
         )
         assert driver_of(h).observe().step == steps + 1  # nothing moved while the planner searched
         assert h.run_to_end().name == "SUCCESS"
-        assert len(requests) == 1 and worker.stopped == 0  # the grounding only
+        assert requests == [] and worker.stopped == 0  # the words were the goal: no model asked
         [attempt] = record_of(h).attempts
         assert (attempt.tier, attempt.repair, attempt.outcome) == ("replan", REPLAN_FROM_GOAL, "succeeded")
         assert calls(attempt.steps) == CALLS
@@ -133,7 +133,7 @@ def test_a_goal_with_no_plan_from_the_state_now_is_refused_and_nothing_moves(
         worker.result = SearchResult(status="unsolvable", engine="pyperplan")
         assert h.run_to_end().name == "FAILURE"
         h.assert_statuses({SEARCH: "FAILURE", MODEL_REPLAN: "FAILURE", OUTCOME: "FAILURE"})
-        assert driver_of(h).observe().step == steps and len(requests) == 1
+        assert driver_of(h).observe().step == steps and requests == []
         reason = record_of(h).gave_up
         assert reason.startswith("gave up after 0 repair(s) and 1 replan(s): step 3 lift(): cube slipped")
         assert reason.endswith("replan: no valid plan: no sequence of the robot's skills reaches this goal")
@@ -148,30 +148,38 @@ def test_the_cheap_repair_comes_before_the_planners_search(write: WriteFile, wor
         assert len(worker.submitted) == 1
         until_a_step_fails(h)  # the second: the repair is spent, the planner searches from here
         h.assert_statuses({REPAIR: "FAILURE", BUDGET: "SUCCESS", SEARCH: "RUNNING"})
-        assert h.run_to_end().name == "SUCCESS" and len(requests) == 1
+        assert h.run_to_end().name == "SUCCESS" and requests == []
         assert [(a.repair, a.outcome[:12]) for a in record_of(h).attempts] == [
             ("re-grasp", "failed again"), (REPLAN_FROM_GOAL, "succeeded"),
         ]  # fmt: skip
 
 
 @pytest.mark.parametrize(
-    ("planner", "answers", "searches"),
+    ("planner", "answers", "searches", "asked"),
     [
-        ({"decoding": "whole_plan", "by_profile": {"script": {"decoding": "classical"}}}, (GROUNDED,), 1),
+        ({"decoding": "whole_plan", "by_profile": {"script": {"decoding": "classical"}}}, (GROUNDED,), 1, 0),
         (
             {"decoding": "classical", "by_profile": {"script": {"decoding": "whole_plan"}}},
             (GROUNDED, GOOD),
             0,
+            2,
         ),
     ],
 )
 def test_the_robot_files_setting_for_the_profile_chooses_the_planner(
-    write: WriteFile, worker: ScriptedWorker, planner: dict[str, Any], answers: tuple[str, ...], searches: int
+    write: WriteFile,
+    worker: ScriptedWorker,
+    planner: dict[str, Any],
+    answers: tuple[str, ...],
+    searches: int,
+    asked: int,
 ) -> None:
+    """Classical: the words are the goal and the planner plans, no model asked; a model's decoding:
+    the model grounds and plans."""
     h, requests = harness(write, {}, planner, answers)
     with h:
         assert h.run_to_end().name == "SUCCESS"
-        assert len(worker.submitted) == searches and len(requests) == len(answers)
+        assert len(worker.submitted) == searches and len(requests) == asked
         assert calls(h.value("/manipulation/plan")) == CALLS
         assert h.blackboard.has("/manipulation/goal") == bool(searches)
         assert h.status(FIRST_SEARCH).name == ("SUCCESS" if searches else "INVALID")
@@ -185,5 +193,17 @@ def test_a_goal_that_already_holds_is_done_and_nothing_moves(
     with h:
         assert h.run_to_end().name == "SUCCESS"
         assert h.value("/manipulation/plan") == [] and worker.submitted == []
-        assert h.value("/manipulation/planning").plan == [] and len(requests) == 1
+        assert h.value("/manipulation/planning").plan == [] and requests == []
         assert driver_of(h).observe().step == 0 and episode_of(h).success
+
+
+def test_words_that_cannot_be_done_are_refused_before_any_model_or_search(
+    write: WriteFile, worker: ScriptedWorker
+) -> None:
+    h, requests = harness(write, {})
+    with h:
+        h.blackboard.set("/manipulation/task", "don't put the cube in the bin")
+        assert h.run_to_end().name == "FAILURE"
+        assert h.value("/manipulation/refusal").startswith("the task only says what not to do")
+        assert requests == [] and worker.submitted == []
+        assert driver_of(h).observe().step == 0 and h.status(FIRST_SEARCH).name == "INVALID"

@@ -18,9 +18,10 @@ from treebrain.manipulation.planning import pick_and_place
 from treebrain.testing import TreeHarness
 
 ROOT = "episode"
-GROUND = "episode/ground/grounding"
+BY_THE_MODEL = "episode/understand_and_plan/model_then_plan/from_the_model"  # the decoding is a model's
+GROUND = f"{BY_THE_MODEL}/ground/grounding"
 GROUND_ASK = f"{GROUND}/attempts_or_giving_up/attempts/attempt/ask_non_fatal/ask"
-PLANNING = "episode/plan/planning"
+PLANNING = f"{BY_THE_MODEL}/plan/planning"
 BY_MODEL = f"{PLANNING}/by_planner/model/ask"
 ATTEMPT = f"{BY_MODEL}/attempts_or_giving_up/attempts/attempt"
 ASK = f"{ATTEMPT}/decode/whole_plan/ask_non_fatal/ask"

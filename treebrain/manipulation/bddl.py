@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import importlib.util
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from treebrain.manipulation.place_relations import Footprint
 from treebrain.manipulation.symbolic import Scene, SymbolicState
 
 SUITES = ("spatial", "object", "goal", "10", "90")
@@ -57,6 +58,8 @@ class BddlTask:
     """Full region names: ``<target>_<region>`` (``wooden_cabinet_1_top_region``)."""
     init: tuple[Predicate, ...]
     goal: tuple[Predicate, ...]
+    footprints: dict[str, Footprint] = field(default_factory=dict)
+    """The extents of the regions on a table (x, y ranges in the table's frame), by full name."""
 
     def scene(self) -> Scene:
         """What a planner sees at the start: objects, where they can go, the fixtures, what holds."""
@@ -72,6 +75,7 @@ class BddlTask:
             objects=tuple(self.objects),
             regions=tuple(dict.fromkeys((*self.regions, *self.objects, *self.fixtures))),
             fixtures=tuple(dict.fromkeys((*articulated, *self.fixtures))),
+            footprints=dict(self.footprints),
             skill_set="libero",
             inside=inside,
             opened=tuple(p.args[0] for p in self.init if p.relation == "Open"),
@@ -164,6 +168,38 @@ def _regions(entries: list[Expr]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(names))
 
 
+def _footprints(entries: list[Expr]) -> dict[str, Footprint]:
+    """The regions on a table and the box their ranges cover (ranges of other fixtures' regions are
+    in those fixtures' own frames, so they are left out)."""
+    found: dict[str, Footprint] = {}
+    for region in entries:
+        if not isinstance(region, list) or not region:
+            continue
+        fields = _sections(region[1:])
+        target = fields.get(":target", [])
+        boxes = _number_rows(fields.get(":ranges", []))
+        if target and "table" in str(target[0]) and boxes:
+            found[f"{target[0]}_{region[0]}"] = Footprint(
+                x=(min(box[0] for box in boxes), max(box[2] for box in boxes)),
+                y=(min(box[1] for box in boxes), max(box[3] for box in boxes)),
+            )
+    return found
+
+
+def _number_rows(entries: list[Expr]) -> list[tuple[float, ...]]:
+    """Every ``(x1 y1 x2 y2)`` in a nest of lists."""
+    rows: list[tuple[float, ...]] = []
+    for entry in entries:
+        if isinstance(entry, list) and len(entry) == 4 and all(isinstance(item, str) for item in entry):
+            try:
+                rows.append(tuple(float(str(item)) for item in entry))
+            except ValueError:
+                continue
+        elif isinstance(entry, list):
+            rows.extend(_number_rows(entry))
+    return rows
+
+
 def parse_bddl(text: str, name: str = "task", suite: str = "") -> BddlTask:
     """One task file's content; BddlError names what is missing."""
     problems = [
@@ -184,6 +220,7 @@ def parse_bddl(text: str, name: str = "task", suite: str = "") -> BddlTask:
         regions=_regions(sections.get(":regions", [])),
         init=_predicates(sections[":init"]),
         goal=_predicates(sections[":goal"]),
+        footprints=_footprints(sections.get(":regions", [])),
     )
 
 

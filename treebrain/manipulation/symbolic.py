@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from treebrain.manipulation.place_relations import Footprint
 from treebrain.manipulation.skills import SKILLS, SkillSpec
 from treebrain.manipulation.world import WorldState
 
@@ -33,6 +34,8 @@ class Scene(BaseModel):
     """What the articulation skills act on (drawers, doors, stoves)."""
     descriptions: dict[str, str] = {}
     """Regions' own descriptions (the task catalogue's), for grounding."""
+    footprints: dict[str, Footprint] = {}
+    """Places' extents on the table, for relations between them ("the compartment behind ...")."""
     skill_set: SkillSetName = "robosuite"
     holding: str | None = None
     inside: dict[str, str] = {}
@@ -42,12 +45,15 @@ class Scene(BaseModel):
     switched_on: tuple[str, ...] = ()
 
     @classmethod
-    def from_world(cls, world: WorldState, regions: Mapping[str, str]) -> Scene:
+    def from_world(
+        cls, world: WorldState, regions: Mapping[str, str], footprints: Mapping[str, Footprint] | None = None
+    ) -> Scene:
         """The scene of a world state; `regions` maps the task's regions to their descriptions."""
         return cls(
             objects=tuple(sorted(world.objects)),
             regions=tuple(regions),
             descriptions={name: text for name, text in regions.items() if text},
+            footprints=dict(footprints or {}),
             holding=world.holding,
             inside=dict(world.inside),
             gripper_open=world.gripper_open,

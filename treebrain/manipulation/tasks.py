@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from treebrain.documents import load_located
 from treebrain.errors import InputError, Problem
 from treebrain.manipulation.facts import FactError, parse_fact
+from treebrain.manipulation.place_relations import Footprint
 from treebrain.manipulation.regions import BoxRegion, OnObjectRegion
 from treebrain.robots.manipulator.observation import Vec3
 
@@ -35,6 +36,14 @@ class TaskSpec(BaseModel):
 
     def known_names(self) -> set[str]:
         return {*self.objects, *self.regions, *SURFACES, "nothing"}
+
+    def footprints(self) -> dict[str, Footprint]:
+        """The boxes' extents on the table (relations between places: "the compartment behind ...")."""
+        return {
+            name: Footprint(x=(region.x.min, region.x.max), y=(region.y.min, region.y.max))
+            for name, region in self.regions.items()
+            if isinstance(region, BoxRegion)
+        }
 
 
 class TaskCatalogue(BaseModel):

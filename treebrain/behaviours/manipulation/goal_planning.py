@@ -38,7 +38,7 @@ from treebrain.manipulation.goal_planning import (
     with_lifts,
 )
 from treebrain.manipulation.goal_prompt import goal_prompt, goal_schema, judge_goal_answer
-from treebrain.manipulation.grounding import load_object_words
+from treebrain.manipulation.grounding import Grounding, load_object_words
 from treebrain.manipulation.plan_record import PlanAttempt, PlanningRecord
 from treebrain.manipulation.planner_process import planner_worker
 from treebrain.manipulation.planning import validate_plan
@@ -86,6 +86,25 @@ class ParseGoal(Leaf):
         return settle_goal(self, parse_goal_text(self.read("task"), self.read("scene"), nouns))
 
 
+class GoalGrounding(Leaf):
+    """The goal's placing as the episode's grounding (which object, where: what the episode is judged
+    by) and the task's words as the planner's task (a model replan would read them)."""
+
+    type_name = "manipulation.goal_grounding"
+    inputs = {"task": TASK, "parse": PARSE}
+    outputs = {
+        "grounding": Port("ManipulationGrounding", "the placing the goal asks for"),
+        "planner_task": Port("str", "the task's words, for a replan"),
+    }
+
+    def update(self) -> Status:
+        source, target = self.read("parse").placing()
+        self.write("grounding", Grounding(source=source, target=target))
+        self.write("planner_task", self.read("task").strip())
+        self.feedback_message = f"{source} -> {target}" if source else "the goal moves nothing"
+        return Status.SUCCESS
+
+
 class GoalPrompt(Leaf):
     """When the offline parse is a question, the prompt and schema asking a model for the goal;
     FAILURE (nothing asked) when the parse is sure or is a refusal."""
@@ -110,8 +129,9 @@ class GoalPrompt(Leaf):
 
 
 class JudgeGoal(Leaf):
-    """The model's answer judged as a goal: SUCCESS with `goal`; FAILURE with the model's `question`
-    or `refusal`, or with every reason the answer cannot be used as the refusal."""
+    """The model's answer judged as a goal: SUCCESS with `goal`; FAILURE with a `question` (the
+    parser's, which names the candidates, when the model only asks back) or the model's `refusal`,
+    or with every reason the answer cannot be used as the refusal."""
 
     type_name = "manipulation.judge_goal"
     inputs = {
@@ -119,10 +139,13 @@ class JudgeGoal(Leaf):
         "scene": SCENE,
         "answer": Port("any", "the parsed answer", required=False),
         "llm_error": Port("str", "why the call failed", required=False),
+        "asked": Port(
+            "ManipulationGoalParse", "the parser's question, kept if the model asks back", required=False
+        ),
     }
     outputs = {
         "goal": GOAL,
-        "question": Port("str", "the model's question", required=False),
+        "question": Port("str", "the question to ask", required=False),
         "refusal": Port("str", "why nothing will be planned", required=False),
         "parse": PARSE,
     }
@@ -137,6 +160,9 @@ class JudgeGoal(Leaf):
         )
         if issues:
             parse = parse.model_copy(update={"refusal": "; ".join(issues)})
+        asked = self.read("asked") if self.is_bound("asked") else None
+        if parse.question and isinstance(asked, GoalParse) and asked.question:
+            parse = parse.model_copy(update={"question": asked.question})
         return settle_goal(self, parse, answers_question=True)
 
 
@@ -217,4 +243,4 @@ class PlanGoal(AsyncAction):
         return Status.FAILURE
 
 
-BEHAVIOURS: tuple[type[Leaf], ...] = (ParseGoal, GoalPrompt, JudgeGoal, PlanGoal)
+BEHAVIOURS: tuple[type[Leaf], ...] = (ParseGoal, GoalGrounding, GoalPrompt, JudgeGoal, PlanGoal)

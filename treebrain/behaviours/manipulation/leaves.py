@@ -46,8 +46,9 @@ WORLD = Port("ManipulationWorld", "the symbolic world state now", required=False
 def scene_of(service: ManipulationService) -> Scene:
     """What a planner sees now: the world state's objects and what holds, the task's regions."""
     _, world = service.look()
+    task = service.task
     return Scene.from_world(
-        world, {name: region.description for name, region in service.task.regions.items()}
+        world, {name: region.description for name, region in task.regions.items()}, task.footprints()
     )
 
 

@@ -67,6 +67,11 @@ class SceneOf(UsesManipulator, Leaf):
         return Status.SUCCESS
 
 
+def decoding_chosen(context: TreeContext) -> str:
+    """The robot file's planner decoding for the tree's default LLM profile."""
+    return planner_settings(context).decoding_for(context.service(LLMService).profile_name(None))
+
+
 class PlanStart(Leaf):
     """Starts a planning request: the answer's schema, a new record and the decoding (the robot
     file's ``manipulation.planner`` choice for the tree's default LLM profile); FAILURE (and the
@@ -90,10 +95,23 @@ class PlanStart(Leaf):
         self.write("schema", plan_schema(scene, settings.max_steps))
         self.write("record", PlanningRecord(task=task, refusal=refusal))
         if self.is_bound("decoding"):
-            profile = self.context.service(LLMService).profile_name(None)
-            self.write("decoding", settings.decoding_for(profile))
+            self.write("decoding", decoding_chosen(self.context))
         self.feedback_message = refusal or f"{len(scene.objects)} objects, {len(scene.regions)} regions"
         return Status.FAILURE if refusal else Status.SUCCESS
+
+
+class PlannerChoice(Leaf):
+    """Who plans for the tree's default LLM profile (the robot file's ``manipulation.planner``
+    decoding), before anything is grounded: ``classical`` grounds the words as a goal too."""
+
+    type_name = "manipulation.planner_choice"
+    outputs = {"decoding": Port("str", "whole_plan, stepwise or classical")}
+
+    def update(self) -> Status:
+        decoding = decoding_chosen(self.context)
+        self.write("decoding", decoding)
+        self.feedback_message = decoding
+        return Status.SUCCESS
 
 
 class PlanPrompt(Leaf):
@@ -205,4 +223,12 @@ class ReplanTask(Leaf):
         return Status.SUCCESS
 
 
-BEHAVIOURS: tuple[type[Leaf], ...] = (SceneOf, ReplanTask, PlanStart, PlanPrompt, JudgePlan, PlanOutcome)
+BEHAVIOURS: tuple[type[Leaf], ...] = (
+    SceneOf,
+    ReplanTask,
+    PlanStart,
+    PlannerChoice,
+    PlanPrompt,
+    JudgePlan,
+    PlanOutcome,
+)

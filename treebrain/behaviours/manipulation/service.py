@@ -146,6 +146,9 @@ class ManipulationService:
         self.episode_log: EpisodeLog | None = None
         self._episode_started = 0.0
         self.step_seconds_total = 0.0
+        self.simulator_fault: str | None = None
+        """Why the simulator broke in this episode (an evaluation counts it as an error, not a
+        failed episode); None while it steps."""
 
     @classmethod
     def from_context(cls, context: TreeContext) -> ManipulationService:
@@ -172,6 +175,7 @@ class ManipulationService:
         """Start an episode (the run's --seed, else `seed`, else the robot file's)."""
         chosen = self.context.run.seed if self.context.run.seed is not None else seed
         observation = self.driver.reset(chosen, frames=self.context.run.frames)
+        self.simulator_fault = None
         self.world = update_world(observation, self.task.regions)
         self.controller.begin_episode(observation.gripper)
         self.episode = EpisodeRecorder(
@@ -211,6 +215,7 @@ class ManipulationService:
         try:
             self.driver.act(command)
         except SimulatorFault as fault:
+            self.simulator_fault = str(fault)
             self.driver.stop()
             return str(fault)
         except DriverError as error:

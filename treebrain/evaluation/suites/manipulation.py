@@ -37,7 +37,7 @@ from treebrain.evaluation.cases import (
 from treebrain.evaluation.trees import llm_usage, spent
 from treebrain.manipulation.episode import EpisodeLog
 from treebrain.manipulation.evaluation import from_report, report, score, table
-from treebrain.robots.errors import DriverError
+from treebrain.robots.errors import DriverError, SimulatorFault
 from treebrain.trees import TreebrainTree, load_tree
 from treebrain.trees.runner import Runner
 from treebrain.yaml_source import load_yaml_or_raise
@@ -47,7 +47,45 @@ DEFAULT_TASKS = ["Lift", "Stack", "PickPlaceCan"]
 MEDIA_FRAMES = 12
 MEDIA_SIZE = 128
 MEDIA_FPS = 2.5
+NOISE_OPTIONS: dict[str, tuple[str, type[int] | type[float], str]] = {
+    "depth_m": ("--depth-noise-m", float, "Gaussian noise on every depth pixel (m, default 0)"),
+    "mask_erosion_px": ("--mask-erosion-px", int, "pixels eroded from every object's mask (default 0)"),
+    "camera_position_m": (
+        "--camera-position-error-m",
+        float,
+        "a per-episode error of each camera's position (m, standard deviation, default 0)",
+    ),
+    "camera_rotation_deg": (
+        "--camera-rotation-error-deg",
+        float,
+        "a per-episode error of each camera's orientation (degrees, standard deviation, default 0)",
+    ),
+}
+"""The perception noise fields (PerceptionNoise) the command line sets: flag, type, help."""
 logger = logging.getLogger(__name__)
+
+
+def perception_noise(args: argparse.Namespace) -> dict[str, float]:
+    """The noise options given, as ``perception.noise``; an InputError for one out of range or
+    given without ``--perception camera``."""
+    from pydantic import ValidationError
+
+    from treebrain.robots.manipulator.params import PerceptionNoise
+
+    values = {
+        field: getattr(args, flag[2:].replace("-", "_")) for field, (flag, _, _) in NOISE_OPTIONS.items()
+    }
+    given = {field: value for field, value in values.items() if value}
+    if given and args.perception != "camera":
+        flag = NOISE_OPTIONS[next(iter(given))][0]
+        raise InputError.single(f"{flag} needs --perception camera", "<command line>")
+    try:
+        PerceptionNoise(**given)
+    except ValidationError as error:
+        problem = error.errors()[0]
+        flag = NOISE_OPTIONS[str(problem["loc"][0])][0]
+        raise InputError.single(f"{flag}: {problem['msg'].lower()}", "<command line>") from None
+    return given
 
 
 def run_episode(
@@ -58,8 +96,9 @@ def run_episode(
     perception: dict[str, Any] | None = None,
 ) -> EpisodeLog:
     """Tick `tree` through one episode from `seed`; its log (a crash of the tree counts as a
-    failure). With `frames`, the camera renders and `frame_listener` gets each frame (base64 PNG);
-    `perception` replaces the robot file's ``driver.params.perception``."""
+    failure; a broken simulator raises its SimulatorFault, an error case). With `frames`, the
+    camera renders and `frame_listener` gets each frame (base64 PNG); `perception` replaces the
+    robot file's ``driver.params.perception``."""
     tree.context.run = RunOptions(seed=seed, frames=frames, perception=perception)
     tree.context.services.pop(RunLimits, None)
 
@@ -73,6 +112,8 @@ def run_episode(
     finally:
         tree.context.listeners.remove(keep)
     service = tree.context.service(ManipulationService)
+    if service.simulator_fault is not None:
+        raise SimulatorFault(service.simulator_fault)
     log = service.episode_log
     if log is None:
         recorder = service.episode
@@ -191,7 +232,7 @@ class ManipulationSuite(Suite):
         perception: dict[str, Any] | None = None,
     ) -> None:
         self.perception = perception
-        """``--perception``/``--depth-noise-m``: each robot file's perception replaced (None: kept)."""
+        """``--perception`` and the noise options: each robot file's perception replaced (None: kept)."""
         self.tasks = tasks
         self.seeds = seeds
         self.first_seed = first_seed
@@ -222,12 +263,8 @@ class ManipulationSuite(Suite):
             choices=("oracle", "camera"),
             help="object poses from the simulator's state or from depth cameras (default: each robot file's)",
         )
-        parser.add_argument(
-            "--depth-noise-m",
-            type=float,
-            default=0.0,
-            help="with --perception camera: Gaussian noise on every depth pixel (m, default 0)",
-        )
+        for flag, kind, text in NOISE_OPTIONS.values():
+            parser.add_argument(flag, type=kind, default=kind(0), help=f"with --perception camera: {text}")
 
     @classmethod
     def from_arguments(cls, args: argparse.Namespace) -> ManipulationSuite:
@@ -237,15 +274,12 @@ class ManipulationSuite(Suite):
             raise InputError.single("--first-seed must be at least 0", "<command line>")
         if not args.tasks:
             raise InputError.single("--tasks: name at least one robosuite task", "<command line>")
-        if args.depth_noise_m and args.perception != "camera":
-            raise InputError.single("--depth-noise-m needs --perception camera", "<command line>")
-        if not 0.0 <= args.depth_noise_m <= 0.1:
-            raise InputError.single("--depth-noise-m must be between 0 and 0.1 (m)", "<command line>")
+        noise = perception_noise(args)
         perception: dict[str, Any] | None = None
         if args.perception is not None:
             perception = {"source": args.perception}
-            if args.depth_noise_m:
-                perception["noise"] = {"depth_m": args.depth_noise_m}
+            if noise:
+                perception["noise"] = noise
         return cls(
             args.tasks,
             args.seeds,

@@ -4,31 +4,37 @@ Pure numpy and OpenCV (the ``sim`` extra), no simulator: :mod:`.cameras` renders
 object's mask is cleaned (a morphological opening, and an optional erosion), its pixels are
 back-projected with the camera's intrinsics and pose into world points, the points of every camera
 are merged, and the object's known box (its collision geometry, the same box the oracle reports)
-turns the visible surface into a pose: the top face's points give the top height, and the smallest
-rectangle around them (``cv2.minAreaRect``) the centre and the yaw. Objects are assumed upright (their
-own z axis up), as on the table of every supported task.
+turns the visible surface into a pose: the top face's points give the top height and the centre
+(``cv2.minAreaRect``), the smallest rectangle around all the points the yaw; a top that is not flat
+(a gabled carton, a loaf) is fitted with its profile (:mod:`.top_profile`). Objects are assumed
+upright (their own z axis up), as on the table of every supported task.
 
 An estimate says how much of the object it saw from above (``visible_fraction``: the area its
-points cover on the table's plane over its footprint, so a gabled top counts whole) and how far to trust it (``confidence``): a hidden object, one cut at the image border or one
-whose points do not fit its box gets a low one, never a silent guess.
+points cover on the table's plane over its footprint, so a gabled top counts whole) and how far to
+trust it (``confidence``): a hidden object, one cut at the image border, one whose points do not fit
+its box or whose footprint cannot tell its x from its y gets a low one, never a silent guess.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from treebrain.robots.manipulator.observation import Quat, Vec3
 from treebrain.robots.manipulator.params import PerceptionNoise
-
-Array = Any
-"""A numpy array (numpy's own stubs are not strict enough to type shapes)."""
+from treebrain.robots.manipulator.top_profile import Array, drops_under
 
 MIN_POINTS = 12
 """Fewer back-projected top points than this are no estimate at all."""
+FIT_REACH_M = 0.004
+FIT_STEP_M = 0.001
+"""A top that is not flat is fitted at centres this far from its rectangle's, in these steps."""
+AXES_MARGIN_M = 0.002
+"""A footprint whose sides match the box's either way round within this cannot tell x from y."""
+UNSURE_AXES_PENALTY = 0.5
+"""Confidence is halved when the footprint cannot say which side is the box's x."""
 BORDER_PENALTY = 0.5
 """Confidence is halved when every camera that sees an object sees it cut by the image border."""
 
@@ -54,6 +60,9 @@ class ShapePrior:
     half_extents: Vec3
     round: bool = False
     """A round top (a can): its yaw means nothing, and its area is a disc's."""
+    top_drops: Array | None = field(default=None, compare=False)
+    """How far the top lies below the box's top over a grid on the footprint (:mod:`.top_profile`),
+    None for a flat top."""
 
 
 @dataclass(frozen=True)
@@ -66,6 +75,8 @@ class ObjectPoints:
     """The cameras that saw the object."""
     cut_at_border: bool
     """Every camera that saw it sees its mask touch the image border."""
+    edge_loss_m: float = 0.0
+    """How far inside the object's outline its masks end (a segmenter known to miss the edges)."""
 
 
 @dataclass(frozen=True)
@@ -88,13 +99,14 @@ class Estimate:
 
 
 def clean_mask(mask: Array, erosion_px: int = 0) -> Array:
-    """`mask` (bool) without specks (an opening with a 3x3 square), eroded by `erosion_px` more."""
+    """`mask` (bool) without specks (an opening with a 3x3 square), less every pixel within
+    `erosion_px` of its outside (an erosion with a disc: the same loss along an edge at any angle)."""
     import cv2
 
-    kernel = np.ones((3, 3), np.uint8)
-    cleaned = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_OPEN, kernel)
+    cleaned = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     if erosion_px:
-        cleaned = cv2.erode(cleaned, kernel, iterations=erosion_px)
+        size = 2 * erosion_px + 1
+        cleaned = cv2.erode(cleaned, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size)))
     return cleaned.astype(bool)
 
 
@@ -121,6 +133,7 @@ def gather_points(views: list[CameraView], label: int, erosion_px: int = 0) -> O
     clouds: list[Array] = [np.empty((0, 3))]
     seen: list[str] = []
     cut: list[bool] = []
+    pixel_sizes: list[float] = []
     for view in views:
         mask = clean_mask(view.labels == label, erosion_px)
         if not mask.any():
@@ -128,17 +141,19 @@ def gather_points(views: list[CameraView], label: int, erosion_px: int = 0) -> O
         clouds.append(back_project(view, mask))
         seen.append(view.name)
         cut.append(touches_border(mask))
-    return ObjectPoints(np.concatenate(clouds), tuple(seen), bool(cut) and all(cut))
+        pixel_sizes.append(float(np.median(view.depth_m[mask])) / float(view.intrinsics[0, 0]))
+    edge_loss = erosion_px * float(np.mean(pixel_sizes)) if pixel_sizes else 0.0
+    return ObjectPoints(np.concatenate(clouds), tuple(seen), bool(cut) and all(cut), edge_loss)
 
 
 def estimate_pose(found: ObjectPoints, prior: ShapePrior, depth_noise_m: float = 0.0) -> Estimate | None:
     """The pose of an upright object of shape `prior` from its points, or None below MIN_POINTS.
 
-    The top is the median height of the points near the highest ones (a gabled top, a milk carton's,
-    is its ridge); the top face (points within
-    a band under it, wider with depth noise) gives the centre and yaw through ``cv2.minAreaRect``;
-    the centre is then lowered by the box's half height, and the origin found from the box's
-    offset in the object's frame."""
+    The top is the median height of the points near the highest ones; the top face (points within
+    a band under it, wider with depth noise) gives the centre through ``cv2.minAreaRect``, the
+    footprint the yaw (:func:`_footprint_yaw`); a profiled top is then fitted (:func:`_fit_profile`).
+    The centre is lowered by the box's half height, and the origin found from the box's offset in
+    the object's frame."""
     import cv2
 
     points = found.points
@@ -150,18 +165,24 @@ def estimate_pose(found: ObjectPoints, prior: ShapePrior, depth_noise_m: float =
     face = points[np.abs(points[:, 2] - top) <= band]
     if len(face) < MIN_POINTS:
         return None
-    (centre_x, centre_y), (side_a, side_b), angle = cv2.minAreaRect(face[:, :2].astype(np.float32))
+    (centre_x, centre_y), (side_a, side_b), _ = cv2.minAreaRect(face[:, :2].astype(np.float32))
     half_x, half_y, half_z = prior.half_extents
-    yaw = 0.0 if prior.round else _box_yaw(math.radians(angle), side_a, side_b, half_x, half_y)
+    yaw, sure = (0.0, True) if prior.round else _footprint_yaw(found, prior)
+    if prior.top_drops is not None:
+        fitted, yaw, top = _fit_profile(points, np.array([centre_x, centre_y]), yaw, prior, band)
+        centre_x, centre_y = float(fitted[0]), float(fitted[1])
     center = (float(centre_x), float(centre_y), top - half_z)
     turn = _yaw_matrix(yaw)
     origin = np.asarray(center) - turn @ np.asarray(prior.box_center)
     hull = cv2.convexHull(points[:, :2].astype(np.float32))
-    seen_area = float(cv2.contourArea(hull))
+    loss = found.edge_loss_m  # the hull grown by the masks' known loss (Steiner's formula)
+    seen_area = float(cv2.contourArea(hull)) + float(cv2.arcLength(hull, True)) * loss + math.pi * loss**2
     expected_area = math.pi * half_x * half_y if prior.round else 4.0 * half_x * half_y
     visible = min(1.0, seen_area / expected_area)
-    fits = min(1.0, expected_area / max(side_a * side_b, 1e-9))
+    fits = min(1.0, expected_area / max((side_a + 2 * loss) * (side_b + 2 * loss), 1e-9))
     confidence = visible * fits * (BORDER_PENALTY if found.cut_at_border else 1.0)
+    if not sure:
+        confidence *= UNSURE_AXES_PENALTY
     return Estimate(
         position=(float(origin[0]), float(origin[1]), float(origin[2])),
         quaternion=(0.0, 0.0, math.sin(yaw / 2.0), math.cos(yaw / 2.0)),
@@ -174,14 +195,68 @@ def estimate_pose(found: ObjectPoints, prior: ShapePrior, depth_noise_m: float =
     )
 
 
-def _box_yaw(angle: float, side_a: float, side_b: float, half_x: float, half_y: float) -> float:
-    """The yaw of the box's own x axis, given the rectangle's first side at `angle`: the side
-    whose length is nearer the box's x length is its x axis (either, for a square top)."""
-    first_is_x = abs(side_a - 2 * half_x) + abs(side_b - 2 * half_y) <= abs(side_a - 2 * half_y) + abs(
-        side_b - 2 * half_x
+def _fit_profile(
+    points: Array, box_xy: Array, yaw: float, prior: ShapePrior, band: float
+) -> tuple[Array, float, float]:
+    """The centre, yaw and top height of a box whose top is not flat, fitted to its points: each
+    point is raised by the profile's drop under it, so at the right pose the top surface's points
+    all come to the box's top. The footprint's turns that look the same (a half turn, a quarter
+    for a square) may not for the profile (a carton's ridge runs one way), and the top face's
+    rectangle gives the centre only roughly (a ridge is all that is flat): the turn, then the
+    centre within FIT_REACH_M, that bring the most points within half the `band` are taken (the
+    first, nearest the rectangle's, on a tie)."""
+    assert prior.top_drops is not None
+    drops, half, width = prior.top_drops, prior.half_extents, band / 2.0
+    turn = yaw_symmetry(prior) or math.pi / 2.0
+    turns = (
+        np.remainder(yaw + turn * np.arange(round(2.0 * math.pi / turn)) + math.pi, 2.0 * math.pi) - math.pi
     )
-    yaw = angle if first_is_x else angle + math.pi / 2.0
-    return math.atan2(math.sin(yaw), math.cos(yaw))
+    raised = points[:, 2] + drops_under(
+        points[:, :2], np.repeat(box_xy[None], len(turns), 0), turns, half, drops
+    )
+    yaw = float(turns[int(np.argmax(_densest(raised, width)[0]))])
+    shifts = np.arange(-FIT_REACH_M, FIT_REACH_M + 1e-9, FIT_STEP_M)
+    offsets = np.array([(dx, dy) for dx in shifts for dy in shifts])
+    offsets = offsets[np.argsort(np.hypot(offsets[:, 0], offsets[:, 1]), kind="stable")]
+    centres = box_xy + offsets
+    raised = points[:, 2] + drops_under(points[:, :2], centres, np.full(len(centres), yaw), half, drops)
+    counts, tops = _densest(raised, width)
+    best = int(np.argmax(counts))
+    return centres[best], yaw, float(tops[best])
+
+
+def _densest(heights: Array, width: float) -> tuple[Array, Array]:
+    """For each row of `heights` (K, N): the most of its heights within `width` of each other, and
+    their median (the highest such group on a tie)."""
+    rows, count = heights.shape
+    ordered = np.sort(heights, axis=1)
+    spread = float(ordered[:, -1].max() - ordered[:, 0].min()) + 2.0 * width + 1.0
+    stacked = (ordered + spread * np.arange(rows)[:, None]).ravel()  # one sorted run for every row
+    ends = np.searchsorted(stacked, stacked + width, side="right").reshape(rows, count)
+    sizes = ends - count * np.arange(rows)[:, None] - np.arange(count)
+    starts = count - 1 - np.argmax(sizes[:, ::-1], axis=1)
+    every = np.arange(rows)
+    best = sizes[every, starts]
+    median = (ordered[every, starts + (best - 1) // 2] + ordered[every, starts + best // 2]) / 2.0
+    return best, median
+
+
+def _footprint_yaw(found: ObjectPoints, prior: ShapePrior) -> tuple[float, bool]:
+    """The yaw of the box's x axis from the smallest rectangle around all its points (its top and
+    sides stand over its footprint, so a rounded or half-hidden top does not shorten it), and
+    whether the rectangle says for sure which side is x: not when matching its sides to the box's
+    either way round costs about the same (within AXES_MARGIN_M), as for a bread whose visible
+    part looks square. A square box has nothing to tell."""
+    import cv2
+
+    _, (side_a, side_b), angle = cv2.minAreaRect(found.points[:, :2].astype(np.float32))
+    side_a, side_b = side_a + 2.0 * found.edge_loss_m, side_b + 2.0 * found.edge_loss_m
+    box_x, box_y = 2.0 * prior.half_extents[0], 2.0 * prior.half_extents[1]
+    first_as_x = abs(side_a - box_x) + abs(side_b - box_y)
+    first_as_y = abs(side_a - box_y) + abs(side_b - box_x)
+    yaw = math.radians(angle) if first_as_x <= first_as_y else math.radians(angle) + math.pi / 2.0
+    sure = yaw_symmetry(prior) != math.pi or abs(first_as_x - first_as_y) >= AXES_MARGIN_M
+    return math.atan2(math.sin(yaw), math.cos(yaw)), sure
 
 
 def _yaw_matrix(yaw: float) -> Array:

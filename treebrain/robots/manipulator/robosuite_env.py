@@ -33,6 +33,7 @@ from treebrain.robots.manipulator.observation import (
 )
 from treebrain.robots.manipulator.params import RobosuiteParams
 from treebrain.robots.manipulator.perception import ShapePrior
+from treebrain.robots.manipulator.top_profile import top_drops
 
 OSMESA_FIX = (
     "install OSMesa (apt-get install libosmesa6) and set MUJOCO_GL=osmesa PYOPENGL_PLATFORM=osmesa, "
@@ -75,6 +76,8 @@ class _Thing:
     half_extents: Vec3
     round: bool
     """Its footprint is a disc (a can): see `_is_round`."""
+    geoms: tuple[int, ...]
+    """Its collision geoms."""
 
 
 class RobosuiteDriver:
@@ -91,6 +94,9 @@ class RobosuiteDriver:
         )
         """Camera perception, when the robot file asks for it (None: the oracle's poses)."""
         self._things: list[_Thing] = []
+        self._shapes: dict[str, ShapePrior] = {}
+        """Each object's shape for camera perception, made once per simulator (its profile takes
+        tens of milliseconds)."""
         self._labels: dict[int, str] = {}
         self._pads: tuple[int, int] = (0, 0)
         self._base_rotation: Any = np.eye(3)
@@ -150,6 +156,7 @@ class RobosuiteDriver:
         self._status = DriverStatus("stopped", "halted", "step")
 
     def close(self) -> None:
+        self._shapes = {}
         if self._env is not None:
             env, self._env = self._env, None
             env.close()
@@ -169,10 +176,7 @@ class RobosuiteDriver:
         raw = env.reset()
         self._index_model(raw)
         if self.perception is not None:
-            priors = {
-                thing.name: (thing.body, ShapePrior(thing.box_center, thing.half_extents, thing.round))
-                for thing in self._things
-            }
+            priors = {thing.name: (thing.body, self._shape(thing)) for thing in self._things}
             self.perception.begin(env.sim, priors, chosen)
         self._seed = chosen
         self._step = 0
@@ -285,7 +289,15 @@ class RobosuiteDriver:
             center, half = _body_box(model, geoms)
             round_ = _is_round(model, geoms, center, half)
             self._things.append(
-                _Thing(name, thing.root_body, model.body_name2id(thing.root_body), center, half, round_)
+                _Thing(
+                    name,
+                    thing.root_body,
+                    model.body_name2id(thing.root_body),
+                    center,
+                    half,
+                    round_,
+                    tuple(geoms),
+                )
             )
             labels.update(dict.fromkeys(geoms, name))
         gripper = env.robots[0].gripper["right"]
@@ -301,6 +313,14 @@ class RobosuiteDriver:
         base = model.body_name2id(env.robots[0].robot_model.root_body)
         self._base_rotation = env.sim.data.body_xmat[base].reshape(3, 3).copy()
         self._base_position = _vec(env.sim.data.body_xpos[base])
+
+    def _shape(self, thing: _Thing) -> ShapePrior:
+        shape = self._shapes.get(thing.name)
+        if shape is None:
+            drops = _top_drops(self._env.sim.model, thing.geoms, thing.box_center, thing.half_extents)
+            shape = ShapePrior(thing.box_center, thing.half_extents, thing.round, drops)
+            self._shapes[thing.name] = shape
+        return shape
 
     def _send(self, command: EndEffectorCommand) -> None:
         to_base = self._base_rotation.T
@@ -445,14 +465,30 @@ def _is_round(model: Any, geoms: list[int], center: Vec3, half: Vec3) -> bool:
         return False
     reach = 0.0
     for geom in geoms:
-        mesh = int(model.geom_dataid[geom])
-        start, count = int(model.mesh_vertadr[mesh]), int(model.mesh_vertnum[mesh])
-        points = (
-            model.mesh_vert[start : start + count] @ _matrix(model.geom_quat[geom]).T + model.geom_pos[geom]
-        )
+        points = _mesh_vertices(model, geom)
         offsets = np.abs(points[:, :2] - np.asarray(center[:2]))
         reach = max(reach, float((offsets[:, 0] + offsets[:, 1]).max()))
     return reach < 1.7 * radius  # a disc reaches sqrt(2) r along the diagonal, a square 2 r
+
+
+def _top_drops(model: Any, geoms: tuple[int, ...], center: Vec3, half: Vec3) -> Any:
+    """The profile of the top of an object made of meshes (:mod:`.top_profile`); None for a flat
+    top or for primitive geoms (boxes and cylinders stand with flat tops)."""
+    if not all(int(model.geom_type[geom]) == MESH for geom in geoms):
+        return None
+    triangles = []
+    for geom in geoms:
+        mesh = int(model.geom_dataid[geom])
+        first, count = int(model.mesh_faceadr[mesh]), int(model.mesh_facenum[mesh])
+        triangles.append(_mesh_vertices(model, geom)[model.mesh_face[first : first + count]])
+    return top_drops(np.concatenate(triangles), center, half)
+
+
+def _mesh_vertices(model: Any, geom: int) -> Any:
+    """A mesh geom's vertices in its body's frame."""
+    mesh = int(model.geom_dataid[geom])
+    start, count = int(model.mesh_vertadr[mesh]), int(model.mesh_vertnum[mesh])
+    return model.mesh_vert[start : start + count] @ _matrix(model.geom_quat[geom]).T + model.geom_pos[geom]
 
 
 def _matrix(wxyz: Any) -> Any:

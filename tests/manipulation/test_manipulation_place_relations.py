@@ -1,0 +1,60 @@
+"""Relations between places from their footprints: which way is left and far comes from the places'
+own descriptions (else the robot's frame), and every relation answers the places that fit, nearest
+first, so two that fit equally can be asked about."""
+
+from __future__ import annotations
+
+from treebrain.manipulation.place_relations import Footprint, Relation, View, nearest, related_places, view_of
+
+# a bench of six seed pots in the robot's frame (x away from it, y to its left): two rows, three columns
+BENCH = {
+    "pot_near_left": Footprint(x=(0.0, 0.1), y=(0.2, 0.3)),
+    "pot_near_middle": Footprint(x=(0.0, 0.1), y=(0.1, 0.2)),
+    "pot_near_right": Footprint(x=(0.0, 0.1), y=(0.0, 0.1)),
+    "pot_far_left": Footprint(x=(0.1, 0.2), y=(0.2, 0.3)),
+    "pot_far_middle": Footprint(x=(0.1, 0.2), y=(0.1, 0.2)),
+    "pot_far_right": Footprint(x=(0.1, 0.2), y=(0.0, 0.1)),
+}
+ROBOT = View()
+
+
+def related(relation: Relation, *anchors: str) -> list[str]:
+    return [name for name, _ in related_places(relation, anchors, list(BENCH), BENCH, ROBOT)]
+
+
+def test_the_robots_frame_is_the_default_and_descriptions_can_turn_it() -> None:
+    assert view_of(BENCH, {}) == ROBOT
+    mirrored = {  # the scene's own words put left where the robot's frame has right
+        "pot_near_left": "front right pot",
+        "pot_near_right": "front left pot",
+        "pot_far_left": "back right pot",
+        "pot_far_right": "back left pot",
+    }
+    view = view_of(BENCH, mirrored)
+    assert (view.far_axis, view.far_sign, view.right_axis, view.right_sign) == (0, 1.0, 1, 1.0)
+    diagonal_only = {"pot_near_left": "front right pot", "pot_far_right": "back left pot"}
+    assert view_of(BENCH, diagonal_only) == ROBOT  # words that do not make a frame
+
+
+def test_straight_relations_take_the_nearest_place_that_way_first() -> None:
+    assert related("behind", "pot_near_left") == ["pot_far_left"]
+    assert related("front", "pot_far_middle") == ["pot_near_middle"]
+    assert related("right", "pot_near_left") == ["pot_near_middle", "pot_near_right"]
+    assert related("left", "pot_far_right") == ["pot_far_middle", "pot_far_left"]
+
+
+def test_side_by_side_and_diagonal_places() -> None:
+    assert nearest(related_places("beside", ["pot_near_left"], list(BENCH), BENCH, ROBOT))[0] == [
+        "pot_near_middle"
+    ]
+    both_sides, _ = nearest(related_places("beside", ["pot_far_middle"], list(BENCH), BENCH, ROBOT))
+    assert sorted(both_sides) == ["pot_far_left", "pot_far_right"]  # two fit equally: ask
+    assert related("diagonal", "pot_near_right") == ["pot_far_middle", "pot_far_left"]
+    around, _ = nearest(related_places("adjacent", ["pot_near_left"], list(BENCH), BENCH, ROBOT))
+    assert sorted(around) == ["pot_far_left", "pot_near_middle"]
+
+
+def test_between_two_places_is_on_the_line_joining_them() -> None:
+    assert related("between", "pot_near_left", "pot_near_right") == ["pot_near_middle"]
+    assert related("between", "pot_near_left", "pot_far_left") == []
+    assert related("behind", "no_such_pot") == []

@@ -1,0 +1,208 @@
+"""Places named by where they are from other places ("the compartment behind the cereal's", "the
+region between the plate and the ramekin"), read from the places' footprints on the table, not from
+their names.
+
+A footprint is a place's extent in x and y (the task catalogue's boxes, LIBERO's region ranges).
+Which way is left, right, near and far is the scene's own: read from the places whose descriptions
+say it (the catalogue's "near-left compartment of the target bin"), else the robot's frame (x away
+from the robot, y to its left). A relation answers every place that fits, nearest first; the caller
+asks when two fit equally.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+Relation = Literal["behind", "front", "left", "right", "beside", "adjacent", "diagonal", "between"]
+RELATION_WORDS: dict[str, Relation] = {
+    "behind": "behind",
+    "in front of": "front",
+    "to the left of": "left",
+    "left of": "left",
+    "to the right of": "right",
+    "right of": "right",
+    "next to": "beside",
+    "beside": "beside",
+    "alongside": "beside",
+    "adjacent to": "adjacent",
+    "close to": "adjacent",
+    "diagonally opposite": "diagonal",
+    "diagonally across from": "diagonal",
+    "diagonal to": "diagonal",
+    "opposite": "adjacent",
+    "between": "between",
+}
+"""Words for a relation between places. "next to" is side by side in a row (left or right), "adjacent
+to", "close to" and a plain "opposite" any neighbour (so two fit in a grid and it is asked about)."""
+_FAR_WORDS = frozenset({"far", "back", "behind", "rear"})
+_NEAR_WORDS = frozenset({"near", "front"})
+EQUALLY_NEAR_M = 0.02
+"""Two places whose distances from the anchor differ by less than this fit equally."""
+OVERLAP = 0.5
+"""A place is straight behind another when their widths overlap by this share of the narrower."""
+
+
+class Footprint(BaseModel):
+    """A place's extent on the table (world frame, metres)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+
+    x: tuple[float, float]
+    y: tuple[float, float]
+
+
+@dataclass(frozen=True)
+class View:
+    """Which world axis grows away from the speaker (far) and which to their right, with its sign."""
+
+    far_axis: int = 0
+    far_sign: float = 1.0
+    right_axis: int = 1
+    right_sign: float = -1.0
+
+
+@dataclass(frozen=True)
+class _Seen:
+    """A footprint in the speaker's frame: depth grows far, across grows right."""
+
+    depth: tuple[float, float]
+    across: tuple[float, float]
+
+    @property
+    def centre(self) -> tuple[float, float]:
+        return (sum(self.depth) / 2, sum(self.across) / 2)
+
+
+def view_of(footprints: Mapping[str, Footprint], descriptions: Mapping[str, str]) -> View:
+    """The speaker's frame the descriptions use (the mean centre of the places described "right"
+    against those described "left", "far" against "near"), else the robot's frame."""
+    default = View()
+    right = _direction(footprints, descriptions, {"right"}, {"left"})
+    far = _direction(footprints, descriptions, _FAR_WORDS, _NEAR_WORDS)
+    right_axis, right_sign = right or (default.right_axis, default.right_sign)
+    far_axis, far_sign = far or (default.far_axis, default.far_sign)
+    if far_axis == right_axis:  # descriptions that do not make a frame: the robot's
+        return default
+    return View(far_axis=far_axis, far_sign=far_sign, right_axis=right_axis, right_sign=right_sign)
+
+
+def _direction(
+    footprints: Mapping[str, Footprint],
+    descriptions: Mapping[str, str],
+    plus: frozenset[str] | set[str],
+    minus: frozenset[str] | set[str],
+) -> tuple[int, float] | None:
+    """The world axis and sign from the places described with `minus` words to those with `plus`."""
+    sums = {True: [0.0, 0.0, 0], False: [0.0, 0.0, 0]}
+    for name, text in descriptions.items():
+        box = footprints.get(name)
+        words = set(text.lower().replace("-", " ").split())
+        if box is None or bool(words & plus) == bool(words & minus):
+            continue
+        total = sums[bool(words & plus)]
+        total[0] += sum(box.x) / 2
+        total[1] += sum(box.y) / 2
+        total[2] += 1
+    if not sums[True][2] or not sums[False][2]:
+        return None
+    delta = [sums[True][axis] / sums[True][2] - sums[False][axis] / sums[False][2] for axis in (0, 1)]
+    axis = 0 if abs(delta[0]) >= abs(delta[1]) else 1
+    return (axis, 1.0 if delta[axis] > 0 else -1.0) if delta[axis] else None
+
+
+def _seen(box: Footprint, view: View) -> _Seen:
+    def along(axis: int, sign: float) -> tuple[float, float]:
+        low, high = (box.x, box.y)[axis]
+        return (low, high) if sign > 0 else (-high, -low)
+
+    return _Seen(along(view.far_axis, view.far_sign), along(view.right_axis, view.right_sign))
+
+
+def _overlap(first: tuple[float, float], second: tuple[float, float]) -> float:
+    """How much two intervals overlap, as a share of the narrower."""
+    shared = min(first[1], second[1]) - max(first[0], second[0])
+    narrower = min(first[1] - first[0], second[1] - second[0])
+    return max(0.0, shared) / narrower if narrower > 0 else 0.0
+
+
+def _gap(first: tuple[float, float], second: tuple[float, float]) -> float:
+    return max(0.0, second[0] - first[1], first[0] - second[1])
+
+
+def related_places(
+    relation: Relation,
+    anchors: Sequence[str],
+    candidates: Sequence[str],
+    footprints: Mapping[str, Footprint],
+    view: View,
+) -> list[tuple[str, float]]:
+    """The candidates in `relation` to the anchors (one, two for "between"), each with its distance
+    (metres), nearest first; a candidate or anchor without a footprint is left out."""
+    seen = {name: _seen(footprints[name], view) for name in (*anchors, *candidates) if name in footprints}
+    if any(anchor not in seen for anchor in anchors):
+        return []
+    found = []
+    for name in candidates:
+        if name in anchors or name not in seen:
+            continue
+        distance = (
+            _between(seen[name], seen[anchors[0]], seen[anchors[1]])
+            if relation == "between" and len(anchors) == 2
+            else _beside(relation, seen[name], seen[anchors[0]])
+        )
+        if distance is not None:
+            found.append((name, round(distance, 4)))
+    return sorted(found, key=lambda item: item[1])
+
+
+def _beside(relation: Relation, place: _Seen, anchor: _Seen) -> float | None:
+    """How far `place` is from `anchor` in the direction `relation` says, or None if not that way."""
+    in_row = _overlap(place.depth, anchor.depth) >= OVERLAP
+    in_column = _overlap(place.across, anchor.across) >= OVERLAP
+    further = place.centre[0] > anchor.centre[0]
+    righter = place.centre[1] > anchor.centre[1]
+    directions = {
+        "behind": in_column and further,
+        "front": in_column and not further,
+        "right": in_row and righter,
+        "left": in_row and not righter,
+    }
+    wanted = {
+        "beside": ("left", "right"),
+        "adjacent": ("behind", "front", "left", "right"),
+    }.get(relation, (relation,))
+    if relation == "diagonal":
+        if in_row or in_column:
+            return None
+        return max(_gap(place.depth, anchor.depth), _gap(place.across, anchor.across))
+    if not any(directions[direction] for direction in wanted):
+        return None
+    return _gap(place.depth, anchor.depth) if in_column else _gap(place.across, anchor.across)
+
+
+def _between(place: _Seen, first: _Seen, second: _Seen) -> float | None:
+    """How far `place`'s centre is from the line between the anchors' centres, when it lies between
+    them (its projection inside the middle of the segment)."""
+    (d0, a0), (d1, a1), (dp, ap) = first.centre, second.centre, place.centre
+    length2 = (d1 - d0) ** 2 + (a1 - a0) ** 2
+    if not length2:
+        return None
+    along = ((dp - d0) * (d1 - d0) + (ap - a0) * (a1 - a0)) / length2
+    if not 0.15 < along < 0.85:
+        return None
+    off = abs((dp - d0) * (a1 - a0) - (ap - a0) * (d1 - d0)) / length2**0.5
+    return off if off < 0.5 * length2**0.5 else None
+
+
+def nearest(found: Sequence[tuple[str, float]]) -> tuple[list[str], float]:
+    """The places that fit best (one, or several that fit equally) and the margin to the next."""
+    if not found:
+        return [], 0.0
+    best = found[0][1]
+    equal = [name for name, distance in found if distance - best < EQUALLY_NEAR_M]
+    rest = [distance for _, distance in found[len(equal) :]]
+    return equal, (rest[0] - best) if rest else 1.0
