@@ -79,7 +79,7 @@ class StepOverhead:
             return
         step = service.driver.observe().step
         if step > self._last_step:
-            self.overheads.append(stats.tick_seconds[-1] - service.driver.step_seconds)
+            self.overheads.append(stats.last_tick_seconds - service.driver.step_seconds)
             self.steps.append(service.driver.step_seconds)
         self._last_step = step
 

@@ -5,7 +5,10 @@ shows it, on whichever treebrain is imported first, so the same script measures 
 
     .venv/bin/python -m tests.faults.observe                        # this checkout
     git archive OLD treebrain | tar -x -C /tmp/old
-    PYTHONPATH=/tmp/old:. .venv/bin/python -m tests.faults.observe  # the old commit's code
+    cd /tmp && PYTHONPATH=/tmp/old:/work/main /work/main/.venv/bin/python -m tests.faults.observe
+
+The old commit's code is measured from another folder: ``python -m`` puts the current folder first on
+``sys.path``, before ``PYTHONPATH``, so run from the checkout its own ``treebrain`` would be imported.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from tests.faults.test_faults_recording import (
     kill_once_written,
     lock_once_written,
     run_with_file_limit,
+    stopping_robot,
 )
 from tests.faults.test_faults_simulator import (
     EXPLORE,
@@ -166,10 +170,13 @@ def _simulator(how: SimulatorBreak, folder: Path) -> Row:
 
 
 def _recording(case: str, folder: Path) -> Row:
+    """The counter tree, or with "stop" in `case` its robot file saying ``recording: {on_failure: stop}``."""
     tree = folder / "counter.yaml"
     tree.write_text(COUNTER, encoding="utf-8")
+    if "stop" in case:
+        tree = stopping_robot(folder)
     recording = folder / "run.sqlite"
-    limit, ticks = (16_384, 200) if case == "disk full at start" else (200_000, 1000)
+    limit, ticks = (16_384, 200) if case.startswith("disk full at start") else (200_000, 1000)
     started = time.monotonic()
     ran = run_with_file_limit(tree, recording, limit, ticks)
     seconds = time.monotonic() - started
@@ -231,6 +238,8 @@ CASES: list[tuple[str, Callable[[Path], Row]]] = [
     ("sim nan", lambda d: _simulator("nan_pose", d)),
     ("disk full start", lambda d: _recording("disk full at start", d)),
     ("disk full later", lambda d: _recording("disk full part-way", d)),
+    ("disk full start, stop", lambda d: _recording("disk full at start, on_failure: stop", d)),
+    ("disk full later, stop", lambda d: _recording("disk full part-way, on_failure: stop", d)),
     ("locked", _locked),
     ("killed", _killed),
 ]  # fmt: skip

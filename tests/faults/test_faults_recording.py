@@ -1,6 +1,7 @@
 """The recording failing while a run goes on: the disk full (a file-size limit) from the start or
 part-way, the file locked by another program, the process killed mid-write. The run goes on
-unrecorded with one warning that says why, and what was written stays readable."""
+unrecorded with one warning that says why (or stops, when its robot file says
+``recording: {on_failure: stop}``), and what was written stays readable."""
 
 from __future__ import annotations
 
@@ -86,6 +87,48 @@ def test_a_disk_full_part_way_keeps_the_ticks_before_readable(tmp_path: Path) ->
         assert last is not None and 100 < last < 1000
         assert run.frame(last).values["/count"] == last
     assert ending == f"recording: {recording} holds ticks up to {last} only: {DISK_FULL}"
+
+
+def stopping_robot(folder: Path) -> Path:
+    """A robot file running the counter tree that chose to stop when its recording fails."""
+    robot = folder / "robot.yaml"
+    counter_tree(folder)
+    robot.write_text("robot: counter\ntree: counter.yaml\nrecording: {on_failure: stop}\n", encoding="utf-8")
+    return robot
+
+
+def test_a_robot_file_can_stop_the_run_when_its_recording_fails_part_way(tmp_path: Path) -> None:
+    recording = tmp_path / "run.sqlite"
+    ran = run_with_file_limit(stopping_robot(tmp_path), recording, 200_000, 5000)
+    assert ran.returncode == 1, ran.stderr
+    warning, ending, stopped = ran.stderr.splitlines()
+    assert warning.startswith(f"WARNING treebrain.recording: recording {recording} stopped at tick ")
+    assert warning.endswith(
+        f"({DISK_FULL}); the run stops (recording: on_failure: stop), and the ticks before stay readable"
+    )
+    with Recording(recording) as run:
+        last = run.last_tick
+        assert last is not None and 100 < last < 5000
+        assert run.frame(last).values["/count"] == last
+    assert ending == f"recording: {recording} holds ticks up to {last} only: {DISK_FULL}"
+    ticks = int(ran.stdout.split(" · ")[1].removeprefix("ticks "))
+    assert ran.stdout.startswith("RUNNING, stopped · ticks ") and last < ticks < 5000
+    assert stopped == (
+        f"treebrain run: stopped after tick {ticks}: the recording failed ({DISK_FULL}), and the robot "
+        "file says recording: {on_failure: stop}; the tree was halted (its actuators told to stop)"
+    )
+
+
+def test_a_robot_file_that_stops_on_a_failed_recording_does_not_start_unrecorded(tmp_path: Path) -> None:
+    recording = tmp_path / "run.sqlite"
+    ran = run_with_file_limit(stopping_robot(tmp_path), recording, 16_384, 200)
+    assert ran.returncode == 2, ran.stderr
+    assert ran.stdout == ""
+    assert ran.stderr == (
+        f"treebrain run: cannot record to {recording}: {DISK_FULL}, and the robot file says "
+        "recording: {on_failure: stop}\n"
+    )
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["counter.yaml", "robot.yaml"]
 
 
 def lock_once_written(recording: Path, hold_s: float) -> tuple[threading.Thread, threading.Event]:

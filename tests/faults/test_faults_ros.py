@@ -1,5 +1,7 @@
-"""A ROS peer failing during a run: the action server is killed (SIGKILL) while it executes a goal.
-``request_action`` fails in bounded time (its ``timeout_s``), and no tick waits for the dead peer."""
+"""A ROS peer failing during a run: the action server is killed (SIGKILL) while it executes a goal,
+and a watcher that opened streams of its own is killed before it could close them.
+``request_action`` fails in bounded time (its ``timeout_s``), no tick waits for the dead peer, and
+the dead watcher's streams are closed, so it leaves no publisher and no per-tick work behind."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ import pytest
 from py_trees.common import Status
 
 from tests.ros.test_ros_request_action import TREE
-from tests.ros_graph.conftest import Process, processes
+from tests.ros_graph.conftest import PATROL_ROBOT, PATROL_TREE, Process, processes
 from tests.ros_graph.test_ros_graph_actions import ROBOT, SERVER
 from treebrain.clock import FakeClock
 from treebrain.trees import load_tree
@@ -24,6 +26,8 @@ __all__ = ["processes"]  # the fixture, with the test's own ROS domain its modul
 
 TIMEOUT_S = 2.0
 PERIOD_S = 0.1
+DDS_LEASE_S = 20.0
+"""How long Fast DDS (ROS 2's default middleware) takes to notice a participant killed without a goodbye."""
 
 
 def test_an_action_server_killed_mid_goal_fails_the_leaf_within_its_timeout(
@@ -67,3 +71,80 @@ def test_an_action_server_killed_mid_goal_fails_the_leaf_within_its_timeout(
     assert ended is not None and ended[:2] == (Status.FAILURE, "no result within 2 s: cancelled")
     assert ended[2] <= TIMEOUT_S + 2 * PERIOD_S  # from the goal sent, not a moment more
     assert max(ticks) < 0.05  # no tick waited for the dead server
+
+
+WATCHER = """
+\"\"\"A watcher: opens a snapshot stream and a blackboard view of its own, reads both, never closes them.\"\"\"
+import rclpy
+from py_trees_ros_interfaces.msg import BehaviourTree, SnapshotStreamParameters
+from py_trees_ros_interfaces.srv import OpenBlackboardStream, OpenSnapshotStream
+from std_msgs.msg import String
+
+rclpy.init()
+node = rclpy.create_node("watcher")
+
+def call(service_type, name, **fields):
+    client = node.create_client(service_type, name)
+    client.wait_for_service(timeout_sec=20)
+    future = client.call_async(service_type.Request(**fields))
+    rclpy.spin_until_future_complete(node, future, timeout_sec=20)
+    return future.result()
+
+read = set()
+stream = call(OpenSnapshotStream, "/patrol/tree/snapshot_streams/open",
+              parameters=SnapshotStreamParameters(blackboard_data=True, snapshot_period=0.1)).topic_name
+view = call(OpenBlackboardStream, "/patrol/tree/blackboard_streams/open", variables=["/battery"]).topic
+node.create_subscription(BehaviourTree, stream, lambda message: read.add("snapshot"), 10)
+node.create_subscription(String, view, lambda message: read.add("view"), 10)
+while len(read) < 2:
+    rclpy.spin_once(node, timeout_sec=0.1)
+print("reading", stream, view, flush=True)
+rclpy.spin(node)
+"""
+
+
+def test_a_watcher_killed_with_its_streams_open_leaves_nothing_behind(
+    tmp_path: Path, processes: Callable[..., Process]
+) -> None:
+    from treebrain.ros.bridge import ABANDONED_S, PENDING_SNAPSHOTS, RosBridge
+
+    (tmp_path / "tree.yaml").write_text(textwrap.dedent(PATROL_TREE), encoding="utf-8")
+    (tmp_path / "robot.yaml").write_text(
+        textwrap.dedent(PATROL_ROBOT).format(name="patrol"), encoding="utf-8"
+    )
+    script = tmp_path / "watcher.py"
+    script.write_text(WATCHER, encoding="utf-8")
+    clock = FakeClock()
+    tree = load_tree(tmp_path / "robot.yaml", clock=clock)
+    bridge = RosBridge.start(tree)
+    default_topics = set(bridge._publishers)
+    watcher = processes([sys.executable, str(script)])
+    ticks: list[float] = []
+    pending: list[int] = []
+    killed_at: float | None = None
+    try:
+        for _ in range(int(60 / PERIOD_S)):
+            began = time.perf_counter()
+            tree.tick()
+            bridge.after_tick(tree)
+            ticks.append(time.perf_counter() - began)
+            pending.append(len(bridge._pending))
+            if killed_at is None and "reading" in watcher.stdout:
+                assert len(bridge._publishers) == len(default_topics) + 2 and len(bridge.views) == 1
+                watcher.popen.send_signal(signal.SIGKILL)
+                killed_at = time.monotonic()
+            if killed_at is not None and set(bridge._publishers) == default_topics:
+                break
+            clock.advance(PERIOD_S)
+            time.sleep(PERIOD_S)
+        closed_after = time.monotonic() - killed_at if killed_at is not None else None
+        publishers, streams, views = set(bridge._publishers), list(bridge.streams), len(bridge.views)
+    finally:
+        bridge.close()
+        tree.close()
+    assert killed_at is not None, watcher.stderr
+    # the graph notices a killed participant when its lease ends (Fast DDS: 20 s), then ABANDONED_S
+    assert closed_after is not None and ABANDONED_S <= closed_after <= DDS_LEASE_S + ABANDONED_S + 5.0
+    assert (publishers, streams, views) == (default_topics, ["/patrol/tree/snapshots"], 0)
+    assert max(pending) <= PENDING_SNAPSHOTS
+    assert max(ticks) < 0.05  # no tick waited for the dead watcher

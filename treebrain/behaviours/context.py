@@ -32,6 +32,9 @@ class RobotSettings:
     simulated_time: bool = False
     """``clock: simulated``: the tree's clock advances one tick period per tick, never waiting, so a
     simulator runs as fast as it can on time that stays consistent with its steps."""
+    recording_failure_stops: bool = False
+    """``recording: {on_failure: stop}``: a recording that cannot be written stops the run (the tree
+    halted, its actuators told to stop) instead of letting it go on unrecorded."""
 
     @property
     def base_dir(self) -> Path:

@@ -37,13 +37,14 @@ from treebrain.robots.errors import DriverError
 from treebrain.robots.manipulator.frames import ANIMATIONS, decode_png, write_animation
 from treebrain.ros.bridge import RosBridge
 from treebrain.trees import TreebrainTree
-from treebrain.trees.runner import RunStats
+from treebrain.trees.runner import RunStats, StopRun
 from treebrain.viewer import ViewerServer
 
 MEGABYTE = 1024 * 1024
 VIEWER_STOP_S = 10.0
 """How long the py_trees_ros viewer gets to close its window after Ctrl-C or SIGTERM."""
 TickCallback = Callable[[TreebrainTree, RunStats], None]
+STOP_CHOICE = "the robot file says recording: {on_failure: stop}"
 
 
 def _serve(recording: Recording, host: str, port: int, query: str, open_browser: bool) -> ViewerServer | None:
@@ -119,12 +120,16 @@ class RunSession:
             self.recording_path = path
             max_bytes = int(args.record_max_mb * MEGABYTE)
             hz = args.hz if math.isfinite(args.hz) else None
+            stops = tree.context.robot.recording_failure_stops
             try:
-                self.recorder = Recorder(tree, path, hz=hz, values=values, max_bytes=max_bytes)
+                self.recorder = Recorder(
+                    tree, path, hz=hz, values=values, max_bytes=max_bytes, failure_stops_run=stops
+                )
             except (sqlite3.Error, OSError) as error:
                 problem = f"cannot record to {path}: {storage_problem(error)}"
-                if args.view:
-                    print(f"treebrain run: {problem}, and --view shows the recording", file=sys.stderr)
+                if args.view or stops:
+                    why = "--view shows the recording" if args.view else STOP_CHOICE
+                    print(f"treebrain run: {problem}, and {why}", file=sys.stderr)
                     return False
                 print(f"warning: {problem}; the run goes on unrecorded", file=sys.stderr)
                 self.recording_path = None
@@ -140,17 +145,22 @@ class RunSession:
         return True
 
     def on_tick(self, inner: TickCallback | None) -> TickCallback | None:
-        """The runner's per-tick callback, with the ROS bridge's publishing added."""
-        if self.ros is None:
-            return inner
+        """The runner's per-tick callback, with the ROS bridge's publishing added, and the run
+        stopped once its recording failed when the robot file chose so."""
         bridge = self.ros
+        recorder = self.recorder if self.recorder and self.recorder.writer.failure_stops_run else None
+        if bridge is None and recorder is None:
+            return inner
 
-        def both(tree: TreebrainTree, stats: RunStats) -> None:
-            bridge.after_tick(tree)
+        def each_tick(tree: TreebrainTree, stats: RunStats) -> None:
+            if recorder is not None and recorder.writer.failure is not None:
+                raise StopRun(f"the recording failed ({recorder.writer.failure}), and {STOP_CHOICE}")
+            if bridge is not None:
+                bridge.after_tick(tree)
             if inner is not None:
                 inner(tree, stats)
 
-        return both
+        return each_tick
 
     def write_animation(self) -> None:
         """After the run: the frames the run rendered, as the --gif file."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -46,6 +47,7 @@ def _live_view(tree: TreebrainTree, stats: RunStats) -> Text:
 
 
 DEFAULT_HZ = 10.0
+HALTED = "the tree was halted (its actuators told to stop)"
 
 
 def _tick_rate(text: str) -> float:
@@ -87,7 +89,9 @@ def check_run_options(robot: RobotSettings, run: RunOptions) -> None:
 
 def stats_line(stats: RunStats) -> str:
     """The run's statistics in one line for a person (``--json`` prints them for a program)."""
-    ended = f"{stats.final_status}, interrupted" if stats.interrupted else stats.final_status
+    ended = stats.final_status
+    if stats.interrupted or stats.stopped is not None:
+        ended += ", interrupted" if stats.interrupted else ", stopped"
     return (
         f"{ended} · ticks {stats.ticks} · tick p50 {stats.tick_ms_p50:.3f} ms, "
         f"p99 {stats.tick_ms_p99:.3f} ms · overruns {stats.overruns}"
@@ -137,9 +141,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.stats_json:
         atomic_write_json(args.stats_json, stats.to_json())
     print(json.dumps(stats.to_json()) if args.json else stats_line(stats), flush=True)
+    if stats.stopped is not None:
+        print(f"treebrain run: stopped after tick {stats.ticks}: {stats.stopped}; {HALTED}", file=sys.stderr)
     session.finish(stats.interrupted)
     if stats.interrupted:
         return EXIT_INTERRUPTED
+    if stats.stopped is not None:
+        return EXIT_FAILURE
     return EXIT_FAILURE if stats.final_status == "FAILURE" else EXIT_OK
 
 

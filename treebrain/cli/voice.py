@@ -79,6 +79,9 @@ def cmd_voice(args: argparse.Namespace) -> int:
                 print("interrupted: the arm was stopped", file=sys.stderr)
                 interrupted = True
                 return EXIT_INTERRUPTED
+            if run.stats.stopped is not None:
+                print(f"stopped: {run.stats.stopped}; the arm was sent its stop", file=sys.stderr)
+                return EXIT_FAILURE
             report = command_report(command, tree.blackboard, run)
             if args.json:
                 print(json.dumps(report.model_dump(mode="json"), ensure_ascii=False), flush=True)

@@ -4,6 +4,10 @@ One daemon thread per call rather than a shared pool: calls are few and long (hu
 seconds), so starting a thread (~0.1 ms) is noise, while a fixed pool could be starved by hung
 calls and would delay a fresh call behind them. The local model serialises itself with its own lock.
 
+A provider with a slow set-up of its own (a cloud SDK's import, seconds) is set up first, on the
+call's worker: the call is *loading* meanwhile, and its deadline starts once that is done, so a
+healthy endpoint's first call is not timed out by an import.
+
 Transport errors (429, 5xx, dropped connections, one slow attempt) are retried here with
 exponential backoff on the tree's clock, honouring Retry-After, and only while the next attempt can
 still start before the call's deadline. Semantic re-asks (invalid JSON, failed validation) belong
@@ -12,6 +16,7 @@ to the idioms above; the two never mix.
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -20,12 +25,15 @@ from treebrain.clock import Clock
 from treebrain.llm.budget import Budget, UsageLedger
 from treebrain.llm.context import CallContext
 from treebrain.llm.errors import LLMError, LLMErrorKind
-from treebrain.llm.providers.base import Provider
+from treebrain.llm.providers.base import Preparing, Provider
 from treebrain.llm.types import LLMRequest, LLMResponse
 
 DEADLINE_GRACE_S = 0.5
 """How long past its deadline a call may stay unfinished before the handle reports a timeout itself
 (a provider that ignores its deadline must not hold a leaf RUNNING forever)."""
+LOAD_LIMIT_S = 60.0
+"""The longest a provider's set-up may take (a cloud SDK's import: 3-10 s on a busy two-core
+machine); past it the call fails, however long its own deadline."""
 
 
 class RetryPolicy(BaseModel):
@@ -50,10 +58,12 @@ class LLMCall:
     :meth:`done` reads two flags and the clock: no lock, no allocation, safe at any tick rate.
     """
 
-    __slots__ = ("_cancel_error", "_context", "_finished", "_result", "attempts", "node_path")
+    __slots__ = ("_cancel_error", "_context", "_finished", "_result", "attempts", "loading", "node_path")
 
-    def __init__(self, context: CallContext) -> None:
+    def __init__(self, context: CallContext, loading: bool = False) -> None:
         self._context = context
+        self.loading = loading
+        """Whether the provider is still being set up (the call's own deadline has not started)."""
         self._finished = threading.Event()
         self._result: LLMResponse | LLMError | None = None
         self._cancel_error: LLMError | None = None
@@ -79,11 +89,18 @@ class LLMCall:
         if self._finished.is_set():
             return self._result
         if self._context.clock.now() >= self._context.deadline + DEADLINE_GRACE_S:
+            if self.loading:
+                return _not_loaded(self.node_path)
             return LLMError(
                 LLMErrorKind.TIMEOUT,
                 f"the call from {self.node_path} did not end by its deadline; its provider ignored it",
             )
         return None
+
+    def _started(self, context: CallContext) -> None:
+        """The provider is set up: from now on the call runs on `context` (its own deadline)."""
+        self._context = context
+        self.loading = False
 
     def cancel(self) -> None:
         """Stop the call; idempotent. Whatever arrives afterwards is dropped."""
@@ -104,6 +121,14 @@ def _cancelled(node_path: str) -> LLMError:
     return LLMError(LLMErrorKind.CANCELLED, f"the call from {node_path} was cancelled")
 
 
+def _not_loaded(node_path: str) -> LLMError:
+    return LLMError(
+        LLMErrorKind.TIMEOUT,
+        f"the call from {node_path} timed out while its provider was being set up (its SDK not "
+        f"loaded within {LOAD_LIMIT_S:g} s)",
+    )
+
+
 def start_call(
     provider: Provider,
     request: LLMRequest,
@@ -117,8 +142,10 @@ def start_call(
 ) -> LLMCall:
     """Start `request` on `provider` in a worker thread and return its handle at once."""
     timeout_s = request.timeout_s if request.timeout_s is not None else provider.timeout_s
-    context = CallContext(threading.Event(), clock.now() + timeout_s, clock, node_path)
-    call = LLMCall(context)
+    loading = isinstance(provider, Preparing) and not provider.prepared
+    limit_s = LOAD_LIMIT_S if loading else timeout_s
+    context = CallContext(threading.Event(), clock.now() + limit_s, clock, node_path)
+    call = LLMCall(context, loading)
     thread = threading.Thread(
         target=_run,
         args=(call, provider, request, context, retry or RetryPolicy(), ledger, leaf_budget, tree_budget),
@@ -153,6 +180,14 @@ def _run(
     tree_budget: Budget | None,
 ) -> None:
     clock = context.clock
+    if call.loading:
+        timeout_s = request.timeout_s if request.timeout_s is not None else provider.timeout_s
+        problem = _prepare(provider, context)
+        if problem is not None:
+            call._finish(problem)
+            return
+        context = dataclasses.replace(context, deadline=clock.now() + timeout_s)
+        call._started(context)
     while True:
         if ledger is not None:
             reason = ledger.check(context.node_path, leaf_budget, tree_budget)
@@ -178,6 +213,23 @@ def _run(
         except LLMError as stopped:
             call._finish(stopped)
             return
+
+
+def _prepare(provider: Provider, context: CallContext) -> LLMError | None:
+    """Set `provider` up (it is :class:`Preparing`); why the call cannot go on, if it cannot."""
+    assert isinstance(provider, Preparing)
+    try:
+        provider.prepare()
+    except LLMError as error:
+        return error
+    except Exception as error:  # the SDK is broken or refuses the profile's settings
+        return LLMError(
+            LLMErrorKind.CONFIG,
+            f"provider {provider.name} cannot be set up ({type(error).__name__}: {error})",
+        )
+    if context.clock.now() >= context.deadline:
+        return _not_loaded(context.node_path)
+    return None
 
 
 def _after_failure(

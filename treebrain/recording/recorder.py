@@ -106,6 +106,7 @@ class Recorder:
         values: Mapping[str, Any] | None = None,
         max_bytes: int = DEFAULT_MAX_BYTES,
         redactor: Redactor | None = None,
+        failure_stops_run: bool = False,
     ) -> None:
         self.tree = tree
         self.path = Path(path)
@@ -123,7 +124,13 @@ class Recorder:
             files=file_hashes(tree),
         )
         self.writer = RecordingWriter(
-            self.path, info, self.definition, initial_state(tree), max_bytes=max_bytes, redactor=redactor
+            self.path,
+            info,
+            self.definition,
+            initial_state(tree),
+            max_bytes=max_bytes,
+            redactor=redactor,
+            failure_stops_run=failure_stops_run,
         )
         self.capture = TickCapture(tree, self.writer.submit)
         self.capture.attach()

@@ -28,7 +28,10 @@ from treebrain.errors import InputError
 
 FORMAT = "treebrain-recording/1"
 LLM_EVENT_KINDS = ("llm_start", "llm_call")
-"""Events never dropped when a recording reaches its size cap."""
+"""Events never dropped when a recording reaches its size cap: those of dropped ticks are thinned
+to a stub (:func:`thinned`) that says which call it was and what it cost."""
+THINNED = "thinned"
+"""The key of a thinned LLM event: how many bytes of its request and answer were dropped."""
 BUSY_TIMEOUT_MS = 2000
 FULL_NODES_EVERY = 100
 """A patch never builds on more than this many earlier patches, so any tick resolves quickly."""
@@ -141,6 +144,23 @@ def apply_writes(values: dict[str, Any], writers: dict[str, str], writes: list[l
         else:
             values.pop(key, None)
         writers[key] = writer
+
+
+def thinned(kind: str, data: dict[str, Any], size: int) -> dict[str, Any]:
+    """An LLM event of a dropped tick without its request and answer texts: its profile, request
+    hash, usage and error kind stay, and how many bytes were dropped."""
+    stub: dict[str, Any] = {"profile": data.get("profile"), THINNED: size}
+    if kind == "llm_start":
+        stub["request_hash"] = data.get("request_hash")
+        return stub
+    response = data.get("response")
+    if isinstance(response, dict):
+        usage = ("input_tokens", "output_tokens", "cost_usd", "latency_s", "provider", "model")
+        stub["response"] = {name: response.get(name) for name in usage}
+    error = data.get("error")
+    if isinstance(error, dict):
+        stub["error"] = {"kind": error.get("kind")}
+    return stub
 
 
 def dumps(value: Any) -> str:

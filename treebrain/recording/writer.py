@@ -4,12 +4,15 @@ turns them into rows, commits in batches and keeps the file under its size cap.
 The tick thread only appends to a deque; when the writer cannot keep up and the queue is full the
 record is dropped and counted (``lost_ticks`` in the file), never waited for, because a robot's
 control loop must not stall for a log. Above the cap the oldest ticks are folded into the base
-state and deleted; the tree definition and LLM calls are always kept.
+state and deleted; the tree definition is always kept, and so is every LLM call, but those of
+deleted ticks thinned to a stub (its profile, request hash, usage, error kind: a couple of hundred
+bytes), so a long run that calls a model every few seconds stays near its cap too.
 
 When a batch cannot be stored (the disk is full, the file too large, another program locked it)
 the writer stops recording: one warning, every later tick counted as lost, and the file left as
 its last commit wrote it, which SQLite keeps readable. Going on after a failed batch would write
-patches against rows that were rolled back.
+patches against rows that were rolled back. Whether the run goes on unrecorded or stops is the robot
+file's choice (``recording: {on_failure: stop}``), which the command running the tree carries out.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from treebrain.recording.schema import (
     dumps,
     remove,
     settle,
+    thinned,
 )
 from treebrain.secrets import Redactor
 from treebrain.secrets import redactor as process_redactor
@@ -80,8 +84,10 @@ class RecordingWriter:
         redactor: Redactor | None = None,
         flush_interval_s: float = FLUSH_INTERVAL_S,
         queue_limit: int = QUEUE_LIMIT,
+        failure_stops_run: bool = False,
     ) -> None:
         self.path = Path(path)
+        self.failure_stops_run = failure_stops_run
         self.max_bytes = max_bytes
         self.redactor = redactor or process_redactor()
         self.flush_interval_s = flush_interval_s
@@ -158,11 +164,13 @@ class RecordingWriter:
             self._failed += len(batch)
             self.failure = storage_problem(error)
             _LOG.warning(
-                "recording %s stopped at tick %d (%s); the run goes on unrecorded, and the ticks "
-                "before stay readable",
+                "recording %s stopped at tick %d (%s); %s, and the ticks before stay readable",
                 self.path,
                 batch[0].tick,
                 self.failure,
+                "the run stops (recording: on_failure: stop)"
+                if self.failure_stops_run
+                else "the run goes on unrecorded",
             )
 
     def _store(self, batch: list[TickRecord]) -> None:
@@ -187,7 +195,7 @@ class RecordingWriter:
             if self.lost_ticks:
                 self._set_meta("lost_ticks", self.lost_ticks)
         if trimmed:
-            self._connection.execute("PRAGMA incremental_vacuum")
+            vacuum(self._connection)
         self.committed_tick = batch[-1].tick
         self.final_status = batch[-1].root_status
 
@@ -201,7 +209,7 @@ class RecordingWriter:
         writes = self.redactor.text(dumps(changed)) if changed else None
         events = [self._event_row(record.tick, event) for event in record.events]
         size = _ROW_OVERHEAD + sum(len(text or "") for text in (nodes, writes, activity))
-        size += sum(len(event[4]) for event in events if event[2] not in LLM_EVENT_KINDS)
+        size += sum(len(event[4]) for event in events)
         return _TickRows((record.tick, record.time, record.duration, nodes, writes, activity), events, size)
 
     def _nodes_column(self, entries: list[list[Any]]) -> str | None:
@@ -249,6 +257,7 @@ class RecordingWriter:
             self._total_size -= size
         row = self._connection.execute("SELECT value FROM meta WHERE key = 'base'").fetchone()
         base = BaseState.from_json(json.loads(row[0]))
+        first = base.tick + 1
         for nodes, writes, activity in self._connection.execute(
             "SELECT nodes, writes, activity FROM ticks WHERE tick > ? AND tick <= ? ORDER BY tick",
             (base.tick, cut),
@@ -265,6 +274,26 @@ class RecordingWriter:
         placeholders = ", ".join("?" for _ in LLM_EVENT_KINDS)
         self._connection.execute(
             f"DELETE FROM events WHERE tick <= ? AND kind NOT IN ({placeholders})", (cut, *LLM_EVENT_KINDS)
+        )
+        self._thin_llm_events(first, cut)
+
+    def _thin_llm_events(self, first: int, last: int) -> None:
+        """Replace the LLM events of ticks `first`..`last` (just deleted) by their stubs, under the
+        same ids. Deleted and written again rather than updated: updated in place, the shrunken rows
+        would each keep a page of their own, and the file would not shrink."""
+        placeholders = ", ".join("?" for _ in LLM_EVENT_KINDS)
+        where = f"tick >= ? AND tick <= ? AND kind IN ({placeholders})"
+        events = self._connection.execute(
+            f"SELECT id, tick, time, kind, node_path, data FROM events WHERE {where} ORDER BY id",
+            (first, last, *LLM_EVENT_KINDS),
+        ).fetchall()
+        self._connection.execute(f"DELETE FROM events WHERE {where}", (first, last, *LLM_EVENT_KINDS))
+        self._connection.executemany(
+            "INSERT INTO events (id, tick, time, kind, node_path, data) VALUES (?, ?, ?, ?, ?, ?)",
+            [
+                (event, tick, time, kind, path, dumps(thinned(kind, json.loads(data), len(data))))
+                for event, tick, time, kind, path, data in events
+            ],
         )
 
     # meta -----------------------------------------------------------------------------------------
@@ -320,7 +349,14 @@ class RecordingWriter:
                 "lost_ticks": self.lost_ticks,
             }
         )
+        vacuum(self._connection)
         self._connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
+def vacuum(connection: sqlite3.Connection) -> None:
+    """Give the pages freed by dropped ticks back to the file system. ``executescript`` steps the
+    pragma to its end; ``execute`` steps it once, which frees a single page."""
+    connection.executescript("PRAGMA incremental_vacuum;")
 
 
 def storage_problem(error: Exception) -> str:

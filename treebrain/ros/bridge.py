@@ -30,6 +30,7 @@ import json
 import logging
 import queue
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -69,6 +70,10 @@ MAX_CALLBACKS_PER_TICK = 200
 value), so a flood of messages cannot stall the tree."""
 STOP_ACK_S = 1.0
 """How long closing waits for subscribers to acknowledge the actuators' stop messages."""
+ABANDONED_S = 5.0
+"""A stream or view a client opened that has had no reader for this long (its client was killed
+before it could close it) is closed, so a vanished watcher leaves no publisher and no per-tick work."""
+ABANDONED_CHECK_S = 1.0
 
 
 @dataclass(frozen=True)
@@ -275,9 +280,11 @@ class RosBridge:
         self._pending: collections.deque[Callable[[], None]] = collections.deque()
         self._in_flight = False
         self._stopping = False
+        self._read_at: dict[str, float] = {}
+        """The streams and views clients opened: when each last had a reader (or was opened)."""
         self.dropped_snapshots = 0
         self.statistics = TickStatistics()
-        self._open(
+        self.default_topic = self._open(
             config.snapshot_topic,
             StreamParameters(blackboard_data=True, snapshot_period=config.snapshot_period),
         )
@@ -309,6 +316,7 @@ class RosBridge:
                 10,
             )
         self.action_clients = [_ActionClient(self, mapping) for mapping in config.actions]
+        self.node.create_timer(ABANDONED_CHECK_S, self._close_abandoned)
         self._sent: dict[str, str] = {}
         self._last: TickRecord | None = None
         self._previous_visited: list[tuple[int, str, str]] | None = None
@@ -351,14 +359,34 @@ class RosBridge:
 
     def _on_open(self, request: Any, response: Any) -> Any:
         response.topic_name = self._open(request.topic_name, _parameters(request.parameters))
+        if response.topic_name != self.default_topic:  # the robot file's stream stays open
+            with self._publishing:
+                self._read_at[response.topic_name] = time.monotonic()
         return response
 
     def _on_close(self, request: Any, response: Any) -> Any:
-        with self._publishing:
-            response.result = self.streams.close(request.topic_name)
-            if response.result:
-                self.node.destroy_publisher(self._publishers.pop(request.topic_name))
+        response.result = request.topic_name in self.streams and self._close_stream(request.topic_name)
         return response
+
+    def _close_stream(self, topic: str) -> bool:
+        """Close a snapshot stream or blackboard view and its publisher; False when none is open."""
+        with self._publishing:
+            if not (self.streams.close(topic) or self.views.close(topic)):
+                return False
+            self._read_at.pop(topic, None)
+            self.node.destroy_publisher(self._publishers.pop(topic))
+        return True
+
+    def _close_abandoned(self) -> None:
+        """On the executor's thread: close what clients opened and nobody has read for ABANDONED_S."""
+        now = time.monotonic()
+        with self._publishing:
+            for topic, read_at in list(self._read_at.items()):
+                if self._publishers[topic].get_subscription_count() > 0:
+                    self._read_at[topic] = now
+                elif now - read_at >= ABANDONED_S:
+                    _LOG.info("closed %s: nobody has read it for %g s", topic, ABANDONED_S)
+                    self._close_stream(topic)
 
     def _on_reconfigure(self, request: Any, response: Any) -> Any:
         with self._publishing:
@@ -376,13 +404,11 @@ class RosBridge:
             self._publishers[response.topic] = self.node.create_publisher(
                 self.text_type, response.topic, self.latched
             )
+            self._read_at[response.topic] = time.monotonic()
         return response
 
     def _on_close_view(self, request: Any, response: Any) -> Any:
-        with self._publishing:
-            response.result = self.views.close(request.topic_name)
-            if response.result:
-                self.node.destroy_publisher(self._publishers.pop(request.topic_name))
+        response.result = request.topic_name in self.views and self._close_stream(request.topic_name)
         return response
 
     def _on_get_variables(self, request: Any, response: Any) -> Any:

@@ -30,6 +30,7 @@ ROBOT_KEYS = {
     "ros",
     "hz",
     "clock",
+    "recording",
 }
 """The framework's sections; a robot file may also have one section per installed leaf domain
 (``voice:``), which that domain's leaves read and check."""
@@ -126,6 +127,7 @@ def read_robot_file(
             Problem(data.value_where("clock"), f"clock: expected 'wall' or 'simulated', got {clock!r}")
         )
     settings.simulated_time = clock == "simulated"
+    settings.recording_failure_stops = _recording_failure_stops(data, problems)
     robot = RobotFile(settings, tree_path, data)
     blackboard = sections["blackboard"]
     for key, value in blackboard.items():
@@ -154,6 +156,34 @@ def _tick_rate(data: YMap, problems: list[Problem]) -> float | None:
     except ValueError as error:
         problems.append(Problem(data.value_where("hz"), f"hz: {error}"))
         return None
+
+
+RECORDING_FAILURE_CHOICES = ("continue", "stop")
+
+
+def _recording_failure_stops(data: YMap, problems: list[Problem]) -> bool:
+    """``recording: {on_failure: continue | stop}``: whether a recording that cannot be written
+    stops the run (default: it goes on unrecorded)."""
+    section = data.get("recording")
+    if section is None:
+        return False
+    if not isinstance(section, YMap):
+        problems.append(Problem(data.value_where("recording"), "'recording' must be a mapping"))
+        return False
+    for key in section:
+        if key != "on_failure":
+            problems.append(
+                Problem(section.where(key), f"unknown recording key '{key}' (expected: on_failure)")
+            )
+    choice = section.get("on_failure", "continue")
+    if choice not in RECORDING_FAILURE_CHOICES:
+        problems.append(
+            Problem(
+                section.value_where("on_failure"),
+                f"recording.on_failure: expected 'continue' or 'stop', got {choice!r}",
+            )
+        )
+    return bool(choice == "stop")
 
 
 def parse_hz(value: Any) -> float:

@@ -3,13 +3,14 @@
 The period is kept on the tree's clock (a fake clock makes a run instantaneous and exact); tick
 durations are measured in real CPU time either way, since that is what a robot's control loop pays.
 Whatever ends the run, every RUNNING node is halted before :meth:`Runner.run` returns, so LLM calls
-and robot actions are cancelled.
+and robot actions are cancelled. A tick callback ends a run early by raising :class:`StopRun`.
 """
 
 from __future__ import annotations
 
 import contextlib
 import math
+import random
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -29,13 +30,36 @@ def percentile(samples: list[float], fraction: float) -> float:
     return ordered[min(rank, len(ordered)) - 1]
 
 
+TICK_SAMPLES = 10_000
+"""Tick durations a run keeps for its percentiles: every tick of a shorter run, beyond that a uniform
+sample of this many (a reservoir), so a run of days holds no more than one of minutes."""
+
+
 @dataclass
 class RunStats:
     ticks: int = 0
     final_status: str = Status.INVALID.name
     tick_seconds: list[float] = field(default_factory=list)
+    """Every tick's duration, or a uniform sample of TICK_SAMPLES of them (see :meth:`add_tick`)."""
+    last_tick_seconds: float = 0.0
     overruns: int = 0
     interrupted: bool = False
+    stopped: str | None = None
+    """Why a tick callback stopped the run before its tree finished (None: it was not stopped)."""
+
+    _sampler: random.Random = field(default_factory=lambda: random.Random(0), repr=False, compare=False)
+
+    def add_tick(self, seconds: float) -> None:
+        """Count a tick that took `seconds`, keeping its duration in the sample (reservoir sampling:
+        each of the run's ticks is in it with the same chance)."""
+        self.ticks += 1
+        self.last_tick_seconds = seconds
+        if len(self.tick_seconds) < TICK_SAMPLES:
+            self.tick_seconds.append(seconds)
+            return
+        slot = self._sampler.randrange(self.ticks)
+        if slot < TICK_SAMPLES:
+            self.tick_seconds[slot] = seconds
 
     @property
     def tick_ms_p50(self) -> float:
@@ -53,10 +77,15 @@ class RunStats:
             "tick_ms_p99": round(self.tick_ms_p99, 4),
             "overruns": self.overruns,
             "interrupted": self.interrupted,
-        }
+        } | ({"stopped": self.stopped} if self.stopped is not None else {})
 
 
 TickCallback = Callable[[TreebrainTree, RunStats], None]
+
+
+class StopRun(Exception):
+    """Raised by a tick callback to end the run at once (the tree halted, as on Ctrl-C); its message
+    says why and is kept in :attr:`RunStats.stopped`."""
 
 
 RunHook = Callable[[TreebrainTree], Callable[[], None]]
@@ -105,8 +134,7 @@ class Runner:
                 started = self.timer()
                 self.tree.tick()
                 duration = self.timer() - started
-                stats.ticks += 1
-                stats.tick_seconds.append(duration)
+                stats.add_tick(duration)
                 if self.period and duration > self.period:
                     stats.overruns += 1
                 stats.final_status = self.tree.root.status.name
@@ -123,6 +151,8 @@ class Runner:
                     start = clock.now() - stats.ticks * self.period
         except KeyboardInterrupt:
             stats.interrupted = True
+        except StopRun as stop:
+            stats.stopped = str(stop)
         finally:
             self.tree.halt()
             for ending in endings:

@@ -186,6 +186,7 @@ def _llm_call(event: EventRow) -> dict[str, Any]:
         "provider": response.get("provider"),
         "model": response.get("model"),
         "error": data.get("error"),
+        "thinned": data.get("thinned"),
     }
 
 

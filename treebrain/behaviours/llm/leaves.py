@@ -38,6 +38,7 @@ from treebrain.llm.schema_check import validate as validate_schema
 from treebrain.secrets import redact, redact_data
 
 RESERVED_INPUTS = {"correction", "attempt", "images", "variables"}
+LOADING = "loading the model's client (its deadline starts once it is loaded)"
 
 
 class LLMParams(Params):
@@ -195,13 +196,18 @@ class LLMAction(AsyncAction):
             return self.fail_call(error)
         except (TemplateError, ValidationError) as error:
             return self.fail(str(error))
-        self.feedback_message = "waiting for the model"
+        return self.waiting()
+
+    def waiting(self) -> Status:
+        """RUNNING, saying whether the provider is still being set up (its SDK imported)."""
+        assert self.call is not None
+        self.feedback_message = LOADING if self.call.loading else "waiting for the model"
         return Status.RUNNING
 
     def poll(self) -> Status:
         assert self.call is not None and self.request is not None
         if not self.call.done():
-            return Status.RUNNING
+            return self.waiting()
         outcome = self.call.outcome()
         assert outcome is not None
         self.service.report(self.path, self.params.profile, self.request, outcome)

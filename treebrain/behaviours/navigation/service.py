@@ -139,6 +139,9 @@ class NavigationService:
         self.requested: tuple[Velocity, str] | None = None
         self.overrides = 0
         self._frame_at = -math.inf
+        self.simulator_fault: str | None = None
+        """Why the simulator broke in this mission (an evaluation counts it as an error, not a
+        failed mission); None while it steps."""
 
     @classmethod
     def from_context(cls, context: TreeContext) -> NavigationService:
@@ -166,6 +169,7 @@ class NavigationService:
         self.requested = None
         self.overrides = 0
         self._frame_at = -math.inf
+        self.simulator_fault = None
         self.mission.sense(self.observation, self.now())
         self._emit_frame(tier="")
         return self.mission
@@ -203,7 +207,8 @@ class NavigationService:
             raise DriverError(refusal)
         try:
             self.driver.act(verdict.executed)
-        except SimulatorFault:
+        except SimulatorFault as fault:
+            self.simulator_fault = str(fault)
             self.driver.stop()
             raise
         self.observation = self.driver.observe()

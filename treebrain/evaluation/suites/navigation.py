@@ -39,6 +39,7 @@ from treebrain.evaluation.trees import llm_usage
 from treebrain.navigation.drawing import draw_mission
 from treebrain.navigation.evaluation import MissionRecord, report, shortfall, table
 from treebrain.navigation.standin import FrontierStandIn
+from treebrain.robots.errors import SimulatorFault
 from treebrain.sessions.providers import install_provider
 from treebrain.trees import TreebrainTree, compile_file, shared_registry
 from treebrain.trees.loader import build_tree
@@ -94,6 +95,8 @@ def fly_mission(
             choose_default_profile(tree.context.robot, provider)
         Runner(tree, 1.0 / service_step(tree), on_tick=sample).run()
         service = tree.context.service(NavigationService)
+        if service.simulator_fault is not None:
+            raise SimulatorFault(service.simulator_fault)
         summary = service.summary()
         mission, seen = service.require()
         picture = draw_mission(mission, seen, service.driver.world, "", picture_pixels)

@@ -14,7 +14,13 @@ from typing import TYPE_CHECKING, Any
 from treebrain.llm.context import CallContext
 from treebrain.llm.errors import LLMError, LLMErrorKind
 from treebrain.llm.providers.base import Answer, Pricing, build_response
-from treebrain.llm.providers.remote import DeferredClient, connection_error, run_request, sdk_status_error
+from treebrain.llm.providers.remote import (
+    DeferredClient,
+    SdkProvider,
+    connection_error,
+    run_request,
+    sdk_status_error,
+)
 from treebrain.llm.types import LLMRequest, LLMResponse, Message, ToolCall
 
 if TYPE_CHECKING:
@@ -95,7 +101,7 @@ def anthropic_answer(message: Any, pricing: Pricing) -> Answer:
     )
 
 
-class AnthropicProvider:
+class AnthropicProvider(SdkProvider[tuple[Any, Any]]):
     """Claude models through the official SDK (HTTP client injectable for tests)."""
 
     name = "anthropic"
@@ -149,10 +155,6 @@ class AnthropicProvider:
         return build_response(
             self, request, anthropic_answer(message, self._pricing), self._pricing, started, context
         )
-
-    def _client(self, context: CallContext) -> tuple[Any, Any]:
-        """The SDK and its client (the first call imports the SDK, inside the call's deadline)."""
-        return run_request(lambda _: self._sdk.get(), context)
 
     def close(self) -> None:
         built = self._sdk.release()

@@ -30,6 +30,17 @@ class Provider(Protocol):
     def close(self) -> None: ...
 
 
+@runtime_checkable
+class Preparing(Protocol):
+    """A provider with a slow set-up of its own (a cloud SDK's import: seconds): the worker runs
+    :meth:`prepare` before a call's deadline starts, so the first call gets its whole deadline."""
+
+    @property
+    def prepared(self) -> bool: ...
+
+    def prepare(self) -> None: ...
+
+
 @dataclass(frozen=True)
 class Pricing:
     """USD per million input and output tokens, from the profile."""

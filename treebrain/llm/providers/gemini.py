@@ -15,7 +15,13 @@ from treebrain.llm.context import CallContext
 from treebrain.llm.errors import LLMError, LLMErrorKind
 from treebrain.llm.providers.base import Answer, Pricing, build_response
 from treebrain.llm.providers.openai import schema_instruction
-from treebrain.llm.providers.remote import DeferredClient, connection_error, run_request, sdk_status_error
+from treebrain.llm.providers.remote import (
+    DeferredClient,
+    SdkProvider,
+    connection_error,
+    run_request,
+    sdk_status_error,
+)
 from treebrain.llm.types import LLMRequest, LLMResponse, ToolCall
 
 if TYPE_CHECKING:
@@ -96,7 +102,7 @@ def gemini_answer(response: Any) -> Answer:
     )
 
 
-class GeminiProvider:
+class GeminiProvider(SdkProvider[tuple[Any, Any, Any]]):
     """Gemini models through google-genai (an httpx2 client is injectable for tests)."""
 
     name = "gemini"
@@ -148,10 +154,6 @@ class GeminiProvider:
         except ValueError as error:
             raise LLMError(LLMErrorKind.MALFORMED, f"gemini sent an unreadable response: {error}") from None
         return build_response(self, request, gemini_answer(response), self._pricing, started, context)
-
-    def _client(self, context: CallContext) -> tuple[Any, Any, Any]:
-        """The SDK and its client (the first call imports the SDK, inside the call's deadline)."""
-        return run_request(lambda _: self._sdk.get(), context)
 
     def close(self) -> None:
         built = self._sdk.release()

@@ -15,7 +15,13 @@ from treebrain.llm.context import CallContext
 from treebrain.llm.errors import LLMError, LLMErrorKind
 from treebrain.llm.parsing import parse_structured
 from treebrain.llm.providers.base import Answer, Pricing, build_response
-from treebrain.llm.providers.remote import DeferredClient, connection_error, run_request, sdk_status_error
+from treebrain.llm.providers.remote import (
+    DeferredClient,
+    SdkProvider,
+    connection_error,
+    run_request,
+    sdk_status_error,
+)
 from treebrain.llm.types import LLMRequest, LLMResponse, Message, ToolCall
 
 if TYPE_CHECKING:
@@ -134,7 +140,7 @@ def openai_answer(completion: Any) -> Answer:
     )
 
 
-class OpenAIProvider:
+class OpenAIProvider(SdkProvider[tuple[Any, Any]]):
     """OpenAI-compatible chat completions through the official SDK."""
 
     name = "openai"
@@ -208,10 +214,6 @@ class OpenAIProvider:
             and self.json_schema_supported
             and any(hint in text for hint in _SCHEMA_REJECTION_HINTS)
         )
-
-    def _client(self, context: CallContext) -> tuple[Any, Any]:
-        """The SDK and its client (the first call imports the SDK, inside the call's deadline)."""
-        return run_request(lambda _: self._sdk.get(), context)
 
     def close(self) -> None:
         built = self._sdk.release()

@@ -4,7 +4,8 @@ from the environment.
 
 Importing a cloud SDK takes seconds (anthropic about ten on a busy two-core machine), and a provider
 is built when a leaf starts its first call, inside a tick; so :class:`DeferredClient` only checks
-that the package is installed then, and imports it and builds its client on the first call's worker.
+that the package is installed then, and imports it and builds its client on the first call's worker
+(:meth:`SdkProvider.prepare`), before that call's deadline starts.
 
 A thread blocked inside an HTTP read cannot be interrupted in Python, and closing a pooled socket
 from another thread does not wake it either. So each request runs on its own short-lived daemon
@@ -71,11 +72,35 @@ class DeferredClient(Generic[T]):
                 self._client = self._connect()
             return self._client
 
+    @property
+    def built(self) -> bool:
+        return self._client is not None
+
     def release(self) -> T | None:
         """The client if one was built (for the provider to close), forgotten from now on."""
         with self._lock:
             client, self._client = self._client, None
         return client
+
+
+class SdkProvider(Generic[T]):
+    """What the cloud providers share: their SDK and client, built on first use (a
+    :class:`~treebrain.llm.providers.base.Preparing` provider)."""
+
+    _sdk: DeferredClient[T]
+
+    @property
+    def prepared(self) -> bool:
+        return self._sdk.built
+
+    def prepare(self) -> None:
+        """Import the SDK and build the client (seconds the first time); the worker calls this
+        before a call's deadline starts."""
+        self._sdk.get()
+
+    def _client(self, context: CallContext) -> T:
+        """The SDK and its client, within the call's deadline when :meth:`prepare` has not run."""
+        return run_request(lambda _: self._sdk.get(), context)
 
 
 def run_request(send: Callable[[float], T], context: CallContext) -> T:
