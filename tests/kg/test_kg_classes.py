@@ -56,7 +56,7 @@ def test_packaging_and_hands_never_join_a_food_through_their_class(tmp_path: Pat
         "2,hand,\"['hand', 'hand:left']\",body\n"
     )
     vocabulary = load_kitchen_config(kitchen_dir / "kitchen.yaml", (None, nouns)).vocabulary
-    assert vocabulary.names.canonical("wrapper") == "wrapper"  # "egg box" is the kitchen's egg
+    assert vocabulary.names.canonical("wrapper") == "wrapper"  # a package class joins no kitchen food
     assert extract_entities("wash hands", vocabulary).target_kind == "none"
 
 

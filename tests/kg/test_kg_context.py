@@ -143,3 +143,55 @@ def test_an_object_is_shown_by_the_narrations_own_noun_and_found_by_its_class(
     (food_id,) = loaded.foods_named("pot")
     food = loaded.view(food_id, 0)
     assert (food.name, food.said, food.title) == ("pot", "saucepan", "saucepan [pot]")
+
+
+def test_a_pan_set_down_to_free_a_hand_while_the_hob_is_on_is_on_the_hob(kitchen: KitchenConfig) -> None:
+    kg = _run(kitchen, "take pan", "turn on stove", "take chicken", "take knife", "put chicken in pan")
+    assert _where(kg, "pan") == "likely at hob (zone_hob_1)"
+    assert _where(kg, "chicken").startswith("in pan (food_pan_1) at hob")
+
+
+def test_a_thing_set_down_unsaid_to_free_a_hand_goes_to_the_work_place_not_an_open_drawer(
+    kitchen: KitchenConfig,
+) -> None:
+    kg = _run(kitchen, "take pan", "take fork", "open drawer", "take spoon")
+    assert _where(kg, "pan") == "likely at counter (zone_counter_1)"
+
+
+def test_a_pan_put_down_while_the_hob_is_off_is_not_put_on_it(kitchen: KitchenConfig) -> None:
+    kg = _run(kitchen, "turn on stove", "turn off stove", "put pan in sink", "take pan", "put down pan")
+    assert _where(kg, "pan") == "likely at sink (zone_sink_1)"
+
+
+def test_taking_again_what_is_already_held_makes_no_new_thing(kitchen: KitchenConfig) -> None:
+    kg = _run(kitchen, "take spatula and pan", "stir pan", "take spatula and pan")
+    assert len(kg.foods_named("pan")) == 1
+    assert len(kg.foods_named("spatula")) == 1
+
+
+def test_recycling_puts_the_thing_in_the_bin(kitchen: KitchenConfig) -> None:
+    kg = _run(kitchen, "take package", "rinse package", "recycle package")
+    assert _where(kg, "package") == "at bin (zone_bin_1)"
+
+
+def test_pouring_oil_on_the_pan_leaves_a_portion_there_and_the_bottle_in_hand(
+    kitchen: KitchenConfig,
+) -> None:
+    kg = _run(kitchen, "take pan", "put pan on stove", "take oil", "pour oil on pan")
+    places = sorted(kg.view(food, 0).location_text for food in kg.foods_named("oil"))
+    assert places[0].startswith("in pan")
+    assert places[1] == "in right hand"
+
+
+def test_the_eggs_taken_out_of_their_box_are_not_the_box(kitchen: KitchenConfig) -> None:
+    kg = _run(
+        kitchen,
+        "open fridge",
+        "take egg carton",
+        "open egg carton",
+        "take two eggs",
+        "close egg carton",
+        "put egg carton in refrigerator",
+    )
+    assert _where(kg, "egg carton") == "at fridge (zone_fridge_1)"
+    assert _where(kg, "egg") == "in left hand"

@@ -129,3 +129,31 @@ def test_a_narration_too_long_to_be_one_action_is_about_no_object(vocabulary: Vo
         "not_object": "702 words: too long to be one narrated action (at most 40)",
         "target_kind": "none",
     }
+
+
+def test_a_pouring_verb_sends_what_it_pours_in_or_on_a_place_there(vocabulary: Vocabulary) -> None:
+    poured = extract_entities("pour oil on pan", vocabulary)
+    assert (poured.location, poured.location_role) == ("pan", "destination")
+    over = extract_entities("pour olive oil over the salad", vocabulary)
+    assert (over.location, over.location_role) == ("salad", "place")
+    stirred = extract_entities("stir oats in pan", vocabulary)
+    assert stirred.location_role == "place"
+
+
+def test_a_phrase_naming_no_object_is_no_place(vocabulary: Vocabulary) -> None:
+    stirred = extract_entities("stir oats in water", vocabulary)
+    assert (stirred.food, stirred.location) == ("oat", None)
+
+
+@pytest.mark.parametrize("text", ["turn knob", "wipe dirt off counter", "adjust camera", "turn on gas"])
+def test_controls_substances_and_the_camera_are_no_objects(vocabulary: Vocabulary, text: str) -> None:
+    extraction = extract_entities(text, vocabulary)
+    assert extraction.target_kind == "none"
+    assert extraction.not_object
+
+
+def test_a_known_thing_after_and_is_another_object_even_when_it_is_also_a_verb(
+    vocabulary: Vocabulary,
+) -> None:
+    assert extract_entities("put plate and spoon in dishwasher", vocabulary).also == ("spoon",)
+    assert extract_entities("take spoon and put into drawer", vocabulary).also == ()

@@ -6,12 +6,15 @@ rejected: the graph is repaired to the most plausible state and a warning says w
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from treebrain.kg.graph import KitchenGraph
 from treebrain.kg.models import HAND_ORDER, HandSlot
 
 
-def put_back(kg: KitchenGraph, food_id: str) -> str:
-    """Take a held food out of the hand: back where it came from (a zone or an object), or to an
+def put_back(kg: KitchenGraph, food_id: str, unsaid: str | None = None) -> str:
+    """Take a held food out of the hand: back where it came from (a zone or an object), else to
+    `unsaid` (where a thing put down without a place most likely goes; marked likely), else to an
     unknown place."""
     place_id = kg.last_zone_of(food_id)
     if place_id is not None and (
@@ -19,15 +22,24 @@ def put_back(kg: KitchenGraph, food_id: str) -> str:
     ):
         kg.put_at(food_id, place_id)
         return f"put back at {place_id}"
+    if unsaid is not None:
+        kg.put_at(food_id, unsaid, "likely")
+        return f"put down, likely at {unsaid}"
     kg.forget_location(food_id)
     return "put down at an unknown place"
 
 
-def free_hand_for(kg: KitchenGraph, food_id: str, wanted: HandSlot | None) -> tuple[HandSlot, list[str]]:
+def free_hand_for(
+    kg: KitchenGraph,
+    food_id: str,
+    wanted: HandSlot | None,
+    set_down: Callable[[str], str] | None = None,
+) -> tuple[HandSlot, list[str]]:
     """The hand slot `food_id` should go to, emptying it first if another food claims it.
 
     Without a wanted slot a free hand is used (right first); when both hands are full, the food
-    held longest without interaction is put back. A wanted slot that is taken is emptied by moving
+    held longest without interaction is put back (where it came from, else where `set_down` says a
+    thing put down without a place goes). A wanted slot that is taken is emptied by moving
     its food to the other hand if that is free, else by putting it back.
     """
     current = kg.hand_of(food_id)
@@ -51,5 +63,5 @@ def free_hand_for(kg: KitchenGraph, food_id: str, wanted: HandSlot | None) -> tu
             kg.forget_location(food_id)
         kg.hold(holder, other)
         return slot, [f"the {slot} hand already held {holder}; moved it to the {other} hand"]
-    where = put_back(kg, holder)
+    where = put_back(kg, holder, set_down(holder) if set_down is not None else None)
     return slot, [f"both hands were full; {holder} was {where} to free the {slot} hand"]

@@ -6,17 +6,21 @@ in the fridge, and "put down pan" says nothing at all. Leaving such a thing at a
 loses what the narrations show, so a bare put goes into the receptacle opened last and not closed
 since (``opens: true`` in locations.yaml; narrators often leave the "close" out, so only within
 ``open_for_seconds``), else onto the place the person works at that a narration named last (the
-sink, the counter: ``works: true``), else onto the kitchen's work surface; the graph marks that
-place *likely*, and ``kg where`` says so. Likewise "pour oil" with no place pours into the container
-handled last.
+sink, the counter: ``works: true``), else onto the kitchen's work surface; a pan or pot
+(``cookware``) set down while the hob is on goes onto the hob. The graph marks that place *likely*,
+and ``kg where`` says so; a thing set down to free a hand, with no place it came from, goes there
+too (but into no receptacle). Likewise "pour oil" with no place pours into the container handled
+last.
 """
 
 from __future__ import annotations
 
 from treebrain.kg.graph import KitchenGraph
+from treebrain.kg.names import head_noun
 from treebrain.kg.vocabulary import Vocabulary
 
 OPEN_STATE = "open"
+ON_STATE = "on"
 
 
 def open_receptacle(kg: KitchenGraph, vocabulary: Vocabulary, now: float, since: float) -> str | None:
@@ -31,11 +35,23 @@ def open_receptacle(kg: KitchenGraph, vocabulary: Vocabulary, now: float, since:
     return max(recent)[1] if recent else None
 
 
-def unsaid_place(kg: KitchenGraph, vocabulary: Vocabulary, now: float) -> str:
-    """The zone (an id, or the work surface's name) a held thing put down at time `now` without a
-    place goes to: the open receptacle, else where the person works (the sink, counter or table a
-    narration named last), else the kitchen's work surface."""
-    return open_receptacle(kg, vocabulary, now, float("-inf")) or kg.work_zone() or vocabulary.work_surface
+def unsaid_place(
+    kg: KitchenGraph, vocabulary: Vocabulary, now: float, name: str = "", put: bool = True
+) -> str:
+    """The zone (an id, or the work surface's name) a held thing called `name` put down at time `now`
+    without a place goes to: a pan or pot onto the hob that is on, else (for a narrated put, not a
+    thing set down unsaid to free a hand) the open receptacle, else where the person works (the sink,
+    counter or table a narration named last), else the kitchen's work surface."""
+    hob = lit_hob(kg, vocabulary) if head_noun(name) in vocabulary.cookware else None
+    receptacle = open_receptacle(kg, vocabulary, now, float("-inf")) if put else None
+    return hob or receptacle or kg.work_zone() or vocabulary.work_surface
+
+
+def lit_hob(kg: KitchenGraph, vocabulary: Vocabulary) -> str | None:
+    """The place one cooks at that is switched on (a work zone one opens or turns on: the hob), if any."""
+    cooking_zones = vocabulary.receptacles & vocabulary.work_zones
+    lit = [zone_id for zone_id in kg.zones_in_state(ON_STATE) if kg.zone_view(zone_id).name in cooking_zones]
+    return lit[0] if lit else None
 
 
 def last_container(kg: KitchenGraph, vocabulary: Vocabulary, poured: str) -> str | None:

@@ -75,12 +75,16 @@ def apply_update(
 
 def _same_for(kg: KitchenGraph, update: KgUpdate, name: str) -> KgUpdate:
     """The update for a further object a conjunction names ("and fork"): moved the same way; the one
-    of that name in hand when putting down or changing, one not in hand when taking (the newest),
-    else a new one."""
+    of that name in hand when putting down or changing, one not in hand when taking (the newest; else
+    the one already in hand: "take spatula and pan" with both held takes no new pan), else a new one."""
     destination = update.destination
     taking = destination is not None and destination.kind == "hand"
     held = [food_id for food_id in kg.hands().values() if kg.same_food_name(kg.view(food_id, 0).name, name)]
-    found = kg.foods_named(name, limit=1, exclude=held) if taking else held or kg.foods_named(name, limit=1)
+    found = (
+        (kg.foods_named(name, limit=1, exclude=held) or held)
+        if taking
+        else held or kg.foods_named(name, limit=1)
+    )
     if not found:
         new_food = NewFood(name=name)
         return update.model_copy(
@@ -112,7 +116,12 @@ def _move(
     if update.update_type is UpdateType.TAKE or (destination is not None and destination.kind == "hand"):
         if kg.hand_of(food_id) is None and kg.location_of(food_id) is None and context is not None:
             _put(kg, food_id, places.place(context), warnings)
-        slot, repairs = free_hand_for(kg, food_id, destination.hand if destination else None)
+        slot, repairs = free_hand_for(
+            kg,
+            food_id,
+            destination.hand if destination else None,
+            lambda held: _set_down(kg, held, places, put=False),
+        )
         warnings += repairs
         kg.hold(food_id, slot)
         return
@@ -132,8 +141,14 @@ def _move(
         if kg.hand_of(food_id) is None and kg.location_of(food_id) is not None:
             _shift(kg, food_id, places, warnings)
         else:
-            unsaid = unsaid_place(kg, places.vocabulary, places.seen_at)
-            _put(kg, food_id, places.place(unsaid), warnings, "likely")
+            _put(kg, food_id, _set_down(kg, food_id, places, put=True), warnings, "likely")
+
+
+def _set_down(kg: KitchenGraph, food_id: str, places: PlaceResolver, put: bool) -> str:
+    """The place a held thing put down without one (`put`: a narrated bare put; else set down unsaid
+    to free a hand) most likely goes (context.unsaid_place)."""
+    name = kg.view(food_id, 0).name
+    return places.place(unsaid_place(kg, places.vocabulary, places.seen_at, name, put))
 
 
 def _pours_unheld(kg: KitchenGraph, food_id: str, update: KgUpdate, vocabulary: Vocabulary) -> bool:

@@ -26,6 +26,10 @@ _DEFAULT_PREFERENCE: tuple[LocationRole, ...] = ("place", "destination", "source
 _PARTICLES = ("up", "down", "out", "back", "away", "on", "off")
 
 
+# "in" and "on" after a verb that pours or carries say where the thing goes, as "into" and "onto" do.
+_INTO = frozenset({"in", "on", "inside"})
+
+
 @dataclass(frozen=True)
 class _Span:
     """A matched phrase: token positions [start, end), the table key matched and what it names."""
@@ -42,6 +46,7 @@ class _Place:
 
     name: str
     role: LocationRole
+    preposition: str = ""
 
 
 @dataclass(frozen=True)
@@ -77,6 +82,9 @@ def extract_entities(text: str, vocabulary: Vocabulary) -> Extraction:
     verb_type = verb.type if verb else None
     place = _preferred_place(places, verb_type)
     location, role = (place.name, place.role) if place else (None, None)
+    if place is not None and place.preposition in _INTO and verb is not None and (verb.pours or verb.carries):
+        # "pour oil on pan", "pour eggs in pan": what a pouring verb puts "in" or "on" goes there
+        role = "destination"
     if target.kind == "zone" and verb_type is UpdateType.PLACE:
         # "put in dishwasher" (the class file's verb "put in"): the zone is where the held thing goes
         location, role, target = target.name, "destination", _Object("unknown")
@@ -210,14 +218,23 @@ def _find_places(tokens: list[str], vocabulary: Vocabulary, taken: set[int]) -> 
         zone = _span_at(tokens, preposition.end, vocabulary.zone_phrases, taken)
         end = zone.end if zone else _phrase_end(tokens, preposition.end, taken, vocabulary)
         phrase = _phrase_words(tokens[preposition.end : end], vocabulary)
-        if not phrase or len(phrase) > vocabulary.max_words or (not zone and phrase[0] in vocabulary.verbs):
+        if (
+            not phrase
+            or len(phrase) > vocabulary.max_words
+            or (not zone and (phrase[0] in vocabulary.verbs or _names_no_object(phrase, vocabulary)))
+        ):
             position = preposition.end
             continue
         name = zone.value if zone else singular_phrase(" ".join(phrase))
-        places.append(_Place(name, vocabulary.prepositions[preposition.key]))
+        places.append(_Place(name, vocabulary.prepositions[preposition.key], preposition.key))
         taken.update(range(position, end))
         position = end
     return places
+
+
+def _names_no_object(phrase: list[str], vocabulary: Vocabulary) -> bool:
+    """Whether a phrase names no object ("in water", "with hands"): it is no place a thing can be in."""
+    return singular(phrase[-1]) in vocabulary.not_objects or phrase[-1] in vocabulary.not_objects
 
 
 def _phrase_end(tokens: list[str], start: int, taken: set[int], vocabulary: Vocabulary) -> int:
@@ -272,12 +289,13 @@ def _object(tokens: list[str], start: int, taken: set[int], vocabulary: Vocabula
 
 def _conjoined(tokens: list[str], start: int, taken: set[int], vocabulary: Vocabulary) -> tuple[str, ...]:
     """The objects "and" adds after the object's noun phrase ("take spoon and fork and put ..."): each
-    noun phrase after an "and", up to one that is no object (a verb starting another action)."""
+    noun phrase after an "and", up to one that is no object (a verb starting another action; a word
+    that is both names the object when the kitchen knows it as one: "plate and spoon in dishwasher")."""
     while start < len(tokens) and start in taken:
         start += 1
     end = _phrase_end(tokens, start, taken, vocabulary)
     names: list[str] = []
-    while end + 1 < len(tokens) and tokens[end] == "and" and tokens[end + 1] not in vocabulary.verbs:
+    while end + 1 < len(tokens) and tokens[end] == "and" and _may_name_object(tokens[end + 1], vocabulary):
         following = _phrase_end(tokens, end + 1, taken, vocabulary)
         phrase = _phrase_words(tokens[end + 1 : following], vocabulary)
         named = _named(phrase, vocabulary) if 0 < len(phrase) <= vocabulary.max_words else None
@@ -286,6 +304,11 @@ def _conjoined(tokens: list[str], start: int, taken: set[int], vocabulary: Vocab
         names.append(named.name)
         end = following
     return tuple(names)
+
+
+def _may_name_object(word: str, vocabulary: Vocabulary) -> bool:
+    """Whether a word after "and" may start another object: not a verb, unless a known thing too."""
+    return word not in vocabulary.verbs or word in vocabulary.food_phrases
 
 
 def _named(phrase: list[str], vocabulary: Vocabulary) -> _Object:

@@ -58,6 +58,12 @@ def singular_phrase(phrase: str) -> str:
     return f"{head} {singular(last)}" if head else singular(last)
 
 
+def head_noun(name: str | None) -> str:
+    """The last word, singular ("measuring jugs" -> jug): what kind of thing, or container, it is."""
+    found = words(name) if name else []
+    return singular(found[-1]) if found else ""
+
+
 def said_name(phrase: str) -> str:
     """How a thing is shown: the narration's own words for it, singular ("saucepans" -> saucepan),
     not its class ("pot"), which the graph keeps beside it for finding it again."""

@@ -26,7 +26,7 @@ from treebrain.kg.models import (
     OutcomeKind,
     UpdateType,
 )
-from treebrain.kg.names import normalise_phrase, singular_phrase
+from treebrain.kg.names import head_noun, normalise_phrase, singular_phrase
 from treebrain.kg.retrieval import Retrieval
 from treebrain.kg.vocabulary import Vocabulary
 
@@ -195,7 +195,7 @@ def _put_away(food: FoodView, extraction: Extraction, vocabulary: Vocabulary) ->
     if normalise_phrase(named or "") in here or (zone is not None and zone[0] in here):
         return False
     if food.location_id != food.zone_id:
-        return _head_noun(food.location_name) not in vocabulary.vessels
+        return head_noun(food.location_name) not in vocabulary.vessels
     return food.zone_name not in vocabulary.work_zones
 
 
@@ -256,7 +256,7 @@ def _put_last(food: FoodView, vocabulary: Vocabulary) -> bool:
 
 def _just_put_in_container(food: FoodView, vocabulary: Vocabulary) -> bool:
     """Whether the thing's latest narration put it into a container (a pan, bowl, jug, plate)."""
-    in_container = food.hand is None and _head_noun(food.location_name) in vocabulary.containers
+    in_container = food.hand is None and head_noun(food.location_name) in vocabulary.containers
     return in_container and _put_last(food, vocabulary)
 
 
@@ -264,12 +264,6 @@ def _prepares(extraction: Extraction, vocabulary: Vocabulary) -> bool:
     """Whether the verb prepares a thing for use (``prepares: true``: cut, slice, open)."""
     entry = vocabulary.verbs.get(extraction.verb or "")
     return entry is not None and entry.prepares
-
-
-def _head_noun(name: str | None) -> str:
-    """The last word, singular ("measuring jugs" -> jug): what kind of container a thing is."""
-    words = normalise_phrase(name).split() if name else []
-    return singular_phrase(words[-1]) if words else ""
 
 
 def _preferred(

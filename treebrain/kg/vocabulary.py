@@ -98,6 +98,7 @@ class NounsFile(Frozen):
     new_instance: list[str] = []
     containers: list[str] = []
     vessels: list[str] = []
+    cookware: list[str] = []
     portions: list[str] = []
     max_words: int = Field(default=4, ge=1, le=8)
     max_narration_words: int = Field(default=40, ge=1)
@@ -180,6 +181,7 @@ class Vocabulary:
         self.new_instance = tuple(normalise_phrase(phrase) for phrase in nouns.new_instance)
         self.containers = frozenset(singular_phrase(normalise_phrase(word)) for word in nouns.containers)
         self.vessels = frozenset(singular_phrase(normalise_phrase(word)) for word in nouns.vessels)
+        self.cookware = frozenset(singular_phrase(normalise_phrase(word)) for word in nouns.cookware)
         self.portions = frozenset(singular_phrase(normalise_phrase(word)) for word in nouns.portions)
         self.max_words = nouns.max_words
         self.max_narration_words = nouns.max_narration_words
