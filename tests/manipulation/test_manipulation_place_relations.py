@@ -1,10 +1,21 @@
 """Relations between places from their footprints: which way is left and far comes from the places'
 own descriptions (else the robot's frame), and every relation answers the places that fit, nearest
-first, so two that fit equally can be asked about."""
+first, so two that fit equally can be asked about; objects, in small boxes, are told apart by the
+nearest centre that way and by the extreme a position word names."""
 
 from __future__ import annotations
 
-from treebrain.manipulation.place_relations import Footprint, Relation, View, nearest, related_places, view_of
+from treebrain.manipulation.place_relations import (
+    CAMERA_VIEW,
+    Footprint,
+    Relation,
+    View,
+    extreme,
+    nearest,
+    related_places,
+    related_positions,
+    view_of,
+)
 
 # a bench of six seed pots in the robot's frame (x away from it, y to its left): two rows, three columns
 BENCH = {
@@ -58,3 +69,35 @@ def test_between_two_places_is_on_the_line_joining_them() -> None:
     assert related("between", "pot_near_left", "pot_near_right") == ["pot_near_middle"]
     assert related("between", "pot_near_left", "pot_far_left") == []
     assert related("behind", "no_such_pot") == []
+
+
+# objects stand in small boxes; LIBERO's camera frame (front is +x, right is +y)
+TABLE = {
+    "bowl_1": Footprint(x=(0.09, 0.11), y=(0.14, 0.16)),
+    "bowl_2": Footprint(x=(-0.06, -0.04), y=(0.19, 0.21)),
+    "bowl_3": Footprint(x=(-0.16, -0.14), y=(0.04, 0.06)),
+    "plate": Footprint(x=(-0.01, 0.01), y=(-0.01, 0.01)),
+    "cabinet": Footprint(x=(-0.01, 0.01), y=(-0.31, -0.29)),
+}
+BOWLS = ["bowl_1", "bowl_2", "bowl_3"]
+
+
+def test_objects_are_told_apart_by_where_they_stand_from_others() -> None:
+    def fits(relation: Relation, *anchors: str) -> list[str]:
+        return nearest(related_positions(relation, anchors, BOWLS, TABLE, CAMERA_VIEW))[0]
+
+    assert fits("front", "plate") == ["bowl_1"]
+    assert fits("behind", "plate") == ["bowl_3"]  # both others are behind: the nearer
+    assert fits("adjacent", "cabinet") == ["bowl_3"]
+    assert fits("between", "plate", "bowl_2") == []
+    assert fits("diagonal", "plate") == []
+    assert related_positions("beside", ["no_such_plate"], BOWLS, TABLE, CAMERA_VIEW) == []
+
+
+def test_the_extreme_a_position_word_names_comes_first() -> None:
+    assert extreme(["left"], BOWLS, TABLE, CAMERA_VIEW)[0][0] == "bowl_3"
+    assert extreme(["front"], BOWLS, TABLE, CAMERA_VIEW)[0][0] == "bowl_1"
+    assert extreme(["back", "right"], BOWLS, TABLE, CAMERA_VIEW)[0][0] == "bowl_2"
+    assert extreme(["middle"], ["bowl_1", "bowl_3"], TABLE, CAMERA_VIEW)[1][1] == 0.0  # two: equal
+    assert extreme(["top"], BOWLS, TABLE, CAMERA_VIEW) == []
+    assert extreme(["left"], ["bowl_1", "unplaced"], TABLE, CAMERA_VIEW) == []

@@ -76,12 +76,29 @@ class BddlTask:
             regions=tuple(dict.fromkeys((*self.regions, *self.objects, *self.fixtures))),
             fixtures=tuple(dict.fromkeys((*articulated, *self.fixtures))),
             footprints=dict(self.footprints),
+            positions=self.positions(),
             skill_set="libero",
             inside=inside,
             opened=tuple(p.args[0] for p in self.init if p.relation == "Open"),
             closed=tuple(p.args[0] for p in self.init if p.relation == "Close"),
             switched_on=tuple(p.args[0] for p in self.init if p.relation == "TurnOn"),
         )
+
+    def positions(self) -> dict[str, Footprint]:
+        """Where each object and fixture starts: the extent of the table region it is put in, or of
+        the thing (or a part of it: ``wooden_cabinet_1_top_side``) it is put on or in."""
+        standing = {
+            p.args[0]: p.args[1] for p in self.init if p.relation in ("On", "In") and len(p.args) == 2
+        }
+        found = {name: self.footprints[place] for name, place in standing.items() if place in self.footprints}
+        for _ in range(len(standing)):  # a bowl on a plate on a tray: one level more each round
+            for name, place in standing.items():
+                holder = next(
+                    (other for other in found if place == other or place.startswith(f"{other}_")), ""
+                )
+                if name not in found and holder:
+                    found[name] = found[holder]
+        return found
 
 
 def goal_holds(goal: Predicate, state: SymbolicState) -> bool:

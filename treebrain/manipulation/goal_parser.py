@@ -23,6 +23,11 @@ How a task is read:
   place ("put the milk in its compartment");
 - a place said by its relation to another ("the compartment behind the cereal's", "the pot between
   the basil's and the sage's") is read from the places' extents (:mod:`place_relations`);
+- objects alike in name ("the black bowl", two of them) are told apart by what the words say about
+  them against where each stands (``Scene.positions``): a relation to another thing ("between the
+  plate and the ramekin", "next to the tray", "behind the pudding", "on the cabinet": what it stands
+  on) or a position alone ("on the left", "at the front", "in the middle"), which the names of the
+  places they start in answer first; two that fit equally are a question;
 - what not to do ("don't put ...", "the bread should not go ...") asks for nothing, what not to move
   ("don't touch the milk", "keep it where it is") must stay, and a task asking only for what cannot
   be (the thing on itself, in both of two places, under what has no bottom, a place or colour the
@@ -42,7 +47,17 @@ from dataclasses import dataclass, field
 from pydantic import BaseModel, ConfigDict
 
 from treebrain.manipulation.grounding import absent_refusal, absent_things
-from treebrain.manipulation.place_relations import RELATION_WORDS, nearest, related_places, view_of
+from treebrain.manipulation.place_relations import (
+    CAMERA_VIEW,
+    EQUALLY_NEAR_M,
+    RELATION_WORDS,
+    View,
+    extreme,
+    nearest,
+    related_places,
+    related_positions,
+    view_of,
+)
 from treebrain.manipulation.symbolic import Scene
 
 ARTICULATIONS = {
@@ -290,7 +305,9 @@ def _read_clause(clause: str, scene: Scene, reading: _Reading) -> None:
     rest = re.sub(r"^(\S+) down\b|^down\b", r"\1", clause[len(verb) :].strip()).strip()  # "set it down in"
     if verb in PICKING:
         rest = rest.removeprefix("up ").strip()
-        if _place_split(rest) is None:  # "pick up the book": what "it" is next
+        split = _place_split(rest)
+        # "pick up the book", "pick up the bowl next to the plate" (of two bowls): what "it" is next
+        if split is None or _ambiguous(split[0], scene):
             reading.held = _object_scored(rest, scene)[0]
             return
     _place(verb, rest, scene, reading)
@@ -391,20 +408,43 @@ _PREPOSITION = re.compile(rf"\b({'|'.join(re.escape(p) for p in _PLACE_PREPOSITI
 def _place_split(phrase: str) -> tuple[str, str, str] | None:
     """(object phrase, preposition, place phrase) at the first preposition followed by a thing, not
     only by where something is ("in the middle", "on the left")."""
+    splits = _place_splits(phrase)
+    return splits[0] if splits else None
+
+
+def _place_splits(phrase: str) -> list[tuple[str, str, str]]:
+    """Every (object phrase, preposition, place phrase) at a preposition followed by a thing."""
     found = list(_PREPOSITION.finditer(phrase))
+    splits = []
     for index, match in enumerate(found):
         after = phrase[match.end() :]
         segment = phrase[match.end() : found[index + 1].start()] if index + 1 < len(found) else after
         if any(word not in POSITIONS for word in _content(segment)) or after.strip() in ("it", "them"):
-            return phrase[: match.start()].strip(), match.group(1), after.strip()
-    return None
+            splits.append((phrase[: match.start()].strip(), match.group(1), after.strip()))
+    return splits
+
+
+def _ambiguous(thing_phrase: str, scene: Scene) -> bool:
+    """Whether an object phrase leaves a question (two objects alike in name, nothing to tell them)."""
+    if thing_phrase.strip() in ("it", "", "them") or _several(thing_phrase):
+        return False
+    try:
+        _object_scored(thing_phrase, scene)
+    except _Unsure as unsure:
+        return unsure.ask
+    return False
 
 
 def _place(verb: str, rest: str, scene: Scene, reading: _Reading) -> None:
-    split = _place_split(rest)
-    if split is None:
+    splits = _place_splits(rest)
+    if not splits:
         raise _Unsure(f"'{verb} {rest}' does not say where to", True)
-    thing_phrase, preposition, place_phrase = split
+    # "the black bowl next to the plate on the cabinet": a later preposition when the words before
+    # the first do not settle which object (and the ones up to the later one do)
+    settled = [split for split in splits if not _ambiguous(split[0], scene)]
+    thing_phrase, preposition, place_phrase = (
+        settled[0] if settled and _ambiguous(splits[0][0], scene) else splits[0]
+    )
     things: list[tuple[str, float]]
     if thing_phrase.strip() in ("it", "", "them"):
         if thing_phrase.strip() == "them" and reading.stack_bottom:
@@ -437,6 +477,10 @@ def _place(verb: str, rest: str, scene: Scene, reading: _Reading) -> None:
     related = _RELATED.match(place_phrase)
     if place_phrase in ("it", "them"):
         place, confidence = _place_of_reference(preposition, reading, scene), 1.0
+    elif related is not None and _names_objects(related.group("head"), scene):
+        # "the plate next to the white mug": one of the objects the head names, by where it stands
+        thing, confidence = _object_scored(place_phrase, scene)
+        place = _part_for(thing, preposition, scene)
     elif related is not None:
         place, confidence = _related_place(related, scene)
     else:
@@ -498,16 +542,19 @@ def _related_place(related: re.Match[str], scene: Scene) -> tuple[str, float]:
         for part in (re.split(r"\s+and\s+", named) if relation == "between" else [named])
     ]
     candidates = _same_kind(anchors[0], _content(related.group("head")), scene)
-    fits, margin = nearest(
-        related_places(
-            relation, anchors, candidates, scene.footprints, view_of(scene.footprints, scene.descriptions)
-        )
-    )
-    if not fits:
-        raise _Unsure(f"no place is {said} {named} here", False)
-    if len(fits) > 1:
-        raise _Unsure(f"which place do you mean by '{phrase}': {fits[0]} or {fits[1]}?", True)
-    return fits[0], round(min(1.0, 0.5 + margin / 0.2), 3)
+    fits = nearest(related_places(relation, anchors, candidates, scene.footprints, _view(scene)))
+    return _the_one_fit(fits, "place", phrase, f"no place is {said} {named} here")
+
+
+def _the_one_fit(fits: tuple[list[str], float], kind: str, phrase: str, none_fits: str) -> tuple[str, float]:
+    """The one that fits best and how sure that is; two that fit equally are a question, none a
+    refusal."""
+    fitting, margin = fits
+    if not fitting:
+        raise _Unsure(none_fits, False)
+    if len(fitting) > 1:
+        raise _Unsure(f"which {kind} do you mean by '{phrase}': {fitting[0]} or {fitting[1]}?", True)
+    return fitting[0], round(min(1.0, 0.5 + margin / 0.2), 3)
 
 
 def _anchor_place(phrase: str, scene: Scene) -> str:
@@ -561,15 +608,21 @@ def _several(phrase: str) -> bool:
     "and" is only colours ("the yellow and white mug")."""
     if " and " not in f" {phrase} ":
         return False
-    before = _content(phrase.removeprefix("both").split(" and ")[0])
-    return bool(before) and not set(before) <= COLOURS
+    first = phrase.removeprefix("both").split(" and ")[0]
+    before = _content(first)
+    # "the bowl between the plate and the ramekin" is one thing
+    return bool(before) and not set(before) <= COLOURS and not re.search(r"\bbetween\b", first)
 
 
 def _place_of_reference(preposition: str, reading: _Reading, scene: Scene) -> str:
     """ "in it", "on it": the place last named, or the placeable part of the fixture last named."""
     if not reading.last_place:
         raise _Unsure("'it' refers to nothing named before", True)
-    named = reading.last_place
+    return _part_for(reading.last_place, preposition, scene)
+
+
+def _part_for(named: str, preposition: str, scene: Scene) -> str:
+    """The part of a thing or place the preposition asks for ("in" the tray: its contain region)."""
     owners = [name for name in (*scene.objects, *scene.fixtures) if named.startswith(name) and name != named]
     owner = max(owners, key=len) if owners else named
     parts = [named, *(name for name in scene.regions if name.startswith(owner) and name != named)]
@@ -608,7 +661,79 @@ def _object_scored(phrase: str, scene: Scene) -> tuple[str, float]:
         raise _Unsure(
             f"there is no {' '.join(_content(phrase))} in the scene: nothing is {sorted(unseen)[0]}", False
         )
+    related = _OBJECT_RELATED.match(phrase)
+    if related is not None and _things_said(related.group("anchor")):
+        head = related.group("head")
+        scores = _scores(candidates, _content(head), scene)
+        top = max(scores.values(), default=0.0)
+        alike = [name for name, score in scores.items() if top - score < MARGIN]
+        if len(alike) > 1:
+            return _told_apart(alike, related, scene)
+        return _best(head, candidates, _content(head), "object", scene)
     return _best(phrase, candidates, _content(phrase), "object", scene)
+
+
+_SUPPORTS = ("on top of", "inside", "on", "in", "onto", "into")
+_OBJECT_RELATED = re.compile(
+    rf"^(?P<head>.+?)\s+(?P<relation>{'|'.join(sorted((*RELATION_WORDS, *_SUPPORTS), key=len, reverse=True))})"
+    r"\s+(?P<anchor>.+)$"
+)
+"""An object said by its relation to another thing: "the black bowl next to the plate"."""
+_WHERE_WORDS = POSITIONS | {"table", "side", "end", "corner", "edge", "other"}
+
+
+def _things_said(phrase: str) -> bool:
+    """Whether a phrase names a thing, not only a position ("the table", not "the left of the
+    table")."""
+    words = _content(phrase)
+    return not set(words) & POSITIONS or any(word not in _WHERE_WORDS for word in words)
+
+
+def _names_objects(phrase: str, scene: Scene) -> bool:
+    words = [word for word in _content(phrase) if word not in POSITIONS]
+    return bool(words) and any(
+        all(_matches(word, name_words(name)) for word in words) for name in scene.objects
+    )
+
+
+def _view(scene: Scene) -> View:
+    """The frame left and right are said in: the one the places' descriptions or names use, else
+    LIBERO's camera's for its scenes, the robot's for others."""
+    named = {name: " ".join(words_of(name)) for name in (*scene.footprints, *scene.positions)}
+    default = CAMERA_VIEW if scene.skill_set == "libero" else View()
+    return view_of({**scene.positions, **scene.footprints}, {**named, **scene.descriptions}, default)
+
+
+def _told_apart(alike: list[str], related: re.Match[str], scene: Scene) -> tuple[str, float]:
+    """Which of objects alike in name the relation says: what it stands on ("on the cabinet"), or
+    where it stands from one or two others; two that fit equally are a question."""
+    phrase, said, named = related.group(0).strip(), related.group("relation"), related.group("anchor")
+    if said in _SUPPORTS:
+        wanted = [word for word in _content(named) if word not in POSITIONS]
+        hits = {
+            name: sum(_matches(word, _place_words(scene.inside.get(name, ""))) for word in wanted)
+            for name in alike
+        }
+        found = sorted(
+            ((name, float(len(wanted) - hit)) for name, hit in hits.items() if hit), key=lambda item: item[1]
+        )
+        fitting, margin = nearest(found)
+        fits = (fitting, margin / max(1, len(wanted)))
+    else:
+        relation = RELATION_WORDS[said]
+        parts = re.split(r"\s+and\s+", named, maxsplit=1) if relation == "between" else [named]
+        anchors = [_anchor_thing(part, scene) for part in parts]
+        fits = nearest(related_positions(relation, anchors, alike, scene.positions, _view(scene)))
+    return _the_one_fit(fits, "object", phrase, f"no {' or '.join(alike)} is {said} {named} here")
+
+
+def _anchor_thing(phrase: str, scene: Scene) -> str:
+    """The object or fixture a relation is measured from ("the plate", "the cabinet")."""
+    standing = [name for name in (*scene.objects, *scene.fixtures) if name in scene.positions]
+    candidates = {name: name_words(name) | _described_colours(name, scene) for name in standing}
+    if not candidates:
+        raise _Unsure(f"where things stand is not known here, to tell '{phrase.strip()}'", True)
+    return _best(phrase, candidates, _content(phrase), "object", scene)[0]
 
 
 def _said_as_name(phrase: str, names: Sequence[str]) -> str:
@@ -685,17 +810,7 @@ def _best(
     if not words:
         raise _Unsure(f"which {kind}? '{phrase.strip()}' names none", True)
     things = [word for word in words if word not in POSITIONS]
-    positions = [word for word in words if word in POSITIONS]
-    scores: dict[str, float] = {}
-    for name, known in candidates.items():
-        matched = sum(1 for word in things if _matches(word, known))
-        if not matched:
-            continue
-        score = 2.0 * matched - 0.25 * len(known - set(words) - (parts or set()) - _NEUTRAL)
-        if parts is not None:
-            score += _place_bonus(name, known, positions, parts, beside, scene)
-        score -= 1.0 * len((known & COLOURS) - set(words))
-        scores[name] = score
+    scores = _scores(candidates, words, scene, parts, beside)
     if not scores:
         raise _Unsure(f"there is no {' '.join(things) or phrase.strip()} in the scene", False)
     ranked = sorted(scores.items(), key=lambda item: -item[1])
@@ -717,6 +832,29 @@ _NEUTRAL = frozenset(
     {"region", "side", "contain", "init", "table", "main", "kitchen", "living", "room", "study"}
 )
 """Words of a name that a phrase rarely says (what kind of place it is, which table)."""
+
+
+def _scores(
+    candidates: dict[str, set[str]],
+    words: Sequence[str],
+    scene: Scene,
+    parts: set[str] | None = None,
+    beside: bool = False,
+) -> dict[str, float]:
+    """How well each candidate's words match the phrase's (candidates matching none left out)."""
+    things = [word for word in words if word not in POSITIONS]
+    positions = [word for word in words if word in POSITIONS]
+    scores: dict[str, float] = {}
+    for name, known in candidates.items():
+        matched = sum(1 for word in things if _matches(word, known))
+        if not matched:
+            continue
+        score = 2.0 * matched - 0.25 * len(known - set(words) - (parts or set()) - _NEUTRAL)
+        if parts is not None:
+            score += _place_bonus(name, known, positions, parts, beside, scene)
+        score -= 1.0 * len((known & COLOURS) - set(words))
+        scores[name] = score
+    return scores
 
 
 def _matches(word: str, known: set[str]) -> bool:
@@ -765,4 +903,25 @@ def _by_start(ranked: list[tuple[str, float]], words: Sequence[str], scene: Scen
             hits += 1  # "the one in the middle": the one not said to be at a side
         rescored.append((name, score + 2.0 * hits))
     rescored.sort(key=lambda item: -item[1])
+    if len(rescored) > 1 and rescored[0][1] - rescored[1][1] < MARGIN:
+        rescored = _by_position(rescored, words, scene)
     return rescored + [item for item in ranked if item not in tied]
+
+
+def _by_position(
+    tied: list[tuple[str, float]], words: Sequence[str], scene: Scene
+) -> list[tuple[str, float]]:
+    """Objects the start names do not tell apart, ordered by the position words against where each
+    stands ("on the left": the leftmost first); those farther from the extreme than
+    :data:`~treebrain.manipulation.place_relations.EQUALLY_NEAR_M` fall a whole margin behind."""
+    order = extreme(
+        [word for word in words if word in POSITIONS],
+        [name for name, _ in tied],
+        scene.positions,
+        _view(scene),
+    )
+    if not order:
+        return tied
+    best = dict(tied)
+    top = max(best.values())
+    return [(name, top - (MARGIN if distance >= EQUALLY_NEAR_M else 0.0)) for name, distance in order]

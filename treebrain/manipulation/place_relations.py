@@ -7,6 +7,11 @@ Which way is left, right, near and far is the scene's own: read from the places 
 say it (the catalogue's "near-left compartment of the target bin"), else the robot's frame (x away
 from the robot, y to its left). A relation answers every place that fits, nearest first; the caller
 asks when two fit equally.
+
+Objects are told apart the same way from where they stand (:func:`related_positions`: their boxes
+are small, so "next to" and "closest to" are the nearest centre, "behind" any centre further away,
+"between" near the line between the anchors), and by the most extreme position among them ("the
+bowl on the left", :func:`extreme`).
 """
 
 from __future__ import annotations
@@ -33,6 +38,10 @@ RELATION_WORDS: dict[str, Relation] = {
     "diagonally opposite": "diagonal",
     "diagonally across from": "diagonal",
     "diagonal to": "diagonal",
+    "closest to": "adjacent",
+    "nearest to": "adjacent",
+    "nearest": "adjacent",
+    "closest": "adjacent",
     "opposite": "adjacent",
     "between": "between",
 }
@@ -77,10 +86,16 @@ class _Seen:
         return (sum(self.depth) / 2, sum(self.across) / 2)
 
 
-def view_of(footprints: Mapping[str, Footprint], descriptions: Mapping[str, str]) -> View:
+CAMERA_VIEW = View(far_axis=0, far_sign=-1.0, right_axis=1, right_sign=1.0)
+"""LIBERO's: its scenes are named as its front camera sees them, facing the robot ("front" is
+nearer the camera, +x; "right" is +y)."""
+
+
+def view_of(
+    footprints: Mapping[str, Footprint], descriptions: Mapping[str, str], default: View = View()
+) -> View:
     """The speaker's frame the descriptions use (the mean centre of the places described "right"
-    against those described "left", "far" against "near"), else the robot's frame."""
-    default = View()
+    against those described "left", "far" against "near"), else `default` (the robot's frame)."""
     right = _direction(footprints, descriptions, {"right"}, {"left"})
     far = _direction(footprints, descriptions, _FAR_WORDS, _NEAR_WORDS)
     right_axis, right_sign = right or (default.right_axis, default.right_sign)
@@ -206,3 +221,78 @@ def nearest(found: Sequence[tuple[str, float]]) -> tuple[list[str], float]:
     equal = [name for name, distance in found if distance - best < EQUALLY_NEAR_M]
     rest = [distance for _, distance in found[len(equal) :]]
     return equal, (rest[0] - best) if rest else 1.0
+
+
+_DIRECTIONS: dict[str, tuple[int, float]] = {
+    "behind": (0, 1.0),
+    "front": (0, -1.0),
+    "right": (1, 1.0),
+    "left": (1, -1.0),
+}
+"""A relation's axis in the speaker's frame (depth 0, across 1) and the sign that goes its way."""
+WORD_DIRECTIONS: dict[str, str] = {
+    "left": "left",
+    "right": "right",
+    "front": "front",
+    "near": "front",
+    "back": "behind",
+    "behind": "behind",
+    "far": "behind",
+    "rear": "behind",
+}
+"""Position words and the direction of the extreme they name ("the bowl at the back")."""
+_MIDDLE_WORDS = frozenset({"middle", "center", "centre"})
+
+
+def related_positions(
+    relation: Relation,
+    anchors: Sequence[str],
+    candidates: Sequence[str],
+    positions: Mapping[str, Footprint],
+    view: View,
+) -> list[tuple[str, float]]:
+    """The candidates (objects) in `relation` to the anchors, each with its distance (metres) from
+    them, nearest first; one without a position is left out, and a diagonal fits none."""
+    seen = {name: _seen(positions[name], view) for name in (*anchors, *candidates) if name in positions}
+    if any(anchor not in seen for anchor in anchors) or relation == "diagonal":
+        return []
+    found = []
+    for name in candidates:
+        if name in anchors or name not in seen:
+            continue
+        place = seen[name].centre
+        if relation == "between":
+            distance = _between(seen[name], seen[anchors[0]], seen[anchors[1]]) if len(anchors) == 2 else None
+        else:
+            anchor = seen[anchors[0]].centre
+            distance = ((place[0] - anchor[0]) ** 2 + (place[1] - anchor[1]) ** 2) ** 0.5
+            if relation in _DIRECTIONS:
+                axis, sign = _DIRECTIONS[relation]
+                distance = distance if sign * (place[axis] - anchor[axis]) > EQUALLY_NEAR_M / 2 else None
+        if distance is not None:
+            found.append((name, round(distance, 4)))
+    return sorted(found, key=lambda item: item[1])
+
+
+def extreme(
+    words: Sequence[str], candidates: Sequence[str], positions: Mapping[str, Footprint], view: View
+) -> list[tuple[str, float]]:
+    """The candidates ordered by how far they are the way the position words say ("left": the
+    leftmost first; "middle": the nearest the middle of them all first), each with its distance
+    from that extreme; [] when the words say no way or a candidate has no position."""
+    if any(name not in positions for name in candidates) or not candidates:
+        return []
+    centres = {name: _seen(positions[name], view).centre for name in candidates}
+    ways = [_DIRECTIONS[WORD_DIRECTIONS[word]] for word in words if word in WORD_DIRECTIONS]
+    if any(word in _MIDDLE_WORDS for word in words):
+        middle = [sum(centre[axis] for centre in centres.values()) / len(centres) for axis in (0, 1)]
+        reach = {
+            name: -(((centre[0] - middle[0]) ** 2 + (centre[1] - middle[1]) ** 2) ** 0.5)
+            for name, centre in centres.items()
+        }
+    elif ways:
+        reach = {name: sum(sign * centre[axis] for axis, sign in ways) for name, centre in centres.items()}
+    else:
+        return []
+    best = max(reach.values())
+    return sorted(((name, round(best - value, 4)) for name, value in reach.items()), key=lambda item: item[1])

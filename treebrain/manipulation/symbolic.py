@@ -36,6 +36,9 @@ class Scene(BaseModel):
     """Regions' own descriptions (the task catalogue's), for grounding."""
     footprints: dict[str, Footprint] = {}
     """Places' extents on the table, for relations between them ("the compartment behind ...")."""
+    positions: dict[str, Footprint] = {}
+    """Where each object and fixture stands now, to tell apart objects alike in name by relations
+    to others ("the bowl next to the plate")."""
     skill_set: SkillSetName = "robosuite"
     holding: str | None = None
     inside: dict[str, str] = {}
@@ -54,6 +57,13 @@ class Scene(BaseModel):
             regions=tuple(regions),
             descriptions={name: text for name, text in regions.items() if text},
             footprints=dict(footprints or {}),
+            positions={
+                name: Footprint(
+                    x=(thing.center[0] - thing.half_extents[0], thing.center[0] + thing.half_extents[0]),
+                    y=(thing.center[1] - thing.half_extents[1], thing.center[1] + thing.half_extents[1]),
+                )
+                for name, thing in world.objects.items()
+            },
             holding=world.holding,
             inside=dict(world.inside),
             gripper_open=world.gripper_open,
