@@ -1,44 +1,15 @@
-"""Objects alike in name told apart by where they stand: the development sentences (written before
-the code, over LIBERO-90 scenes only) and the positions a scene gets from BDDL's initial state or a
-world state."""
+"""Objects alike in name told apart by where they stand: the positions a scene gets from BDDL's
+initial state or a world state (the development sentences are in
+``test_manipulation_development_sentences.py``)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
-
 import pytest
-import yaml
 
-from treebrain.manipulation.bddl import bddl_root, load_suite, parse_bddl
+from treebrain.manipulation.bddl import parse_bddl
 from treebrain.manipulation.goal_parser import parse_goal_text
 from treebrain.manipulation.symbolic import Scene
 from treebrain.manipulation.world import ObjectState, WorldState
-
-DEV = yaml.safe_load(
-    (Path(__file__).parent / "data" / "object_relations_dev.yaml").read_text(encoding="utf-8")
-)
-ROOT = bddl_root()
-
-
-@pytest.fixture(scope="module")
-def scenes() -> dict[str, Scene]:
-    assert ROOT is not None
-    wanted = {case["scene"] for case in DEV}
-    return {task.name: task.scene() for task in load_suite("90", ROOT) if task.name in wanted}
-
-
-@pytest.mark.skipif(ROOT is None, reason="LIBERO's task files need the sim extra")
-@pytest.mark.parametrize("case", DEV, ids=[case["text"] for case in DEV])
-def test_development_sentences(case: dict[str, Any], scenes: dict[str, Scene]) -> None:
-    parse = parse_goal_text(case["text"], scenes[case["scene"]])
-    if "goal" in case:
-        assert (parse.goal, parse.question, parse.refusal) == (case["goal"], "", "")
-    elif "ask" in case:
-        assert case["ask"] in parse.question and not parse.goal
-    else:
-        assert case["refuse"] in parse.refusal and not parse.goal
-
 
 BDDL = """
 (define (problem p)

@@ -71,6 +71,7 @@ ARTICULATIONS = {
 }
 PLACING_VERBS = (
     "put", "place", "stack", "move", "set", "drop", "bring", "transfer", "leave", "insert", "sort",
+    "push", "slide",
 )  # fmt: skip
 PICKING = ("pick up", "pick", "grab", "take", "lift", "get")
 POSITIONS = frozenset(
@@ -224,7 +225,11 @@ def predicate_arguments(predicate: str) -> list[str]:
 _NEGATIONS = ("don't", "dont", "do not", "never")
 _VERB_START = "|".join(
     re.escape(verb)
-    for verb in sorted((*ARTICULATIONS, *PLACING_VERBS, *PICKING, "keep", *_NEGATIONS), key=len, reverse=True)
+    for verb in sorted(
+        (*ARTICULATIONS, *PLACING_VERBS, *PICKING, "keep", "turn", "switch", "pull", *_NEGATIONS),
+        key=len,
+        reverse=True,
+    )
 )
 _SPLIT = re.compile(
     rf"\s*(?:,\s*(?:and\s+|then\s+|but\s+)?|\band\s+then\b\s*|\bthen\b\s*|\b(?:and|but)\b\s*)(?=(?:{_VERB_START})\b)"
@@ -262,6 +267,18 @@ _NEGATED = re.compile(
 _UNTOUCHED = re.compile(r"^(?:move|touch|disturb|lift|shift|pick up|be moved|be touched)\b\s*(?P<thing>.*)$")
 """What is not to be moved ("don't touch the cereal", "the milk must not move")."""
 _ALL = frozenset({"anything", "everything", "all", "cubes", "objects", "things", "items"})
+_PARTICLES = (
+    (re.compile(r"^(?P<verb>turn|switch)\s(?P<thing>.+?)\s(?P<how>on|off)$"), "{verb} {how} {thing}"),
+    (re.compile(r"^(?:pull|slide|swing)\s(?:open\s(?P<thing>.+)|(?P<before>.+?)\sopen)$"), "open {thing}"),
+    (
+        re.compile(
+            r"^(?:push|slide|swing)\s(?:(?:closed|shut)\s(?P<thing>.+)|(?P<before>.+?)\s(?:closed|shut))$"
+        ),
+        "close {thing}",
+    ),
+)
+"""Switching said with the particle apart or another verb: "turn the stove on", "pull open the
+drawer", "push the drawer shut"."""
 
 
 def _plainly(clause: str) -> str:
@@ -269,6 +286,11 @@ def _plainly(clause: str) -> str:
     clause = _POLITE.sub("", clause).removesuffix(" please").strip(" ,")
     if _NEGATED.match(clause):  # "the bread should not go in ..." is not a placing
         return clause
+    for pattern, command in _PARTICLES:
+        found = pattern.match(clause)
+        if found is not None:
+            said = {key: value or "" for key, value in found.groupdict().items()}
+            return command.format(**{**said, "thing": said["thing"] or said.get("before", "")})
     for pattern in _AS_PUT:
         found = pattern.match(clause)
         if found is not None:
@@ -358,13 +380,25 @@ def _stacked_on_each_other(roles: Sequence[GoalRole], scene: Scene) -> str:
 
 
 def _articulate(relation: str, phrase: str, scene: Scene, reading: _Reading) -> None:
-    """Open, close, switch a fixture: the one named, or "it" (the place last named)."""
+    """Open, close, switch a fixture (a cabinet's drawers are fixtures too): the one named, "it"
+    (the place last named), "the drawer" (the one just named, of several) or "the top one" (of the
+    kind just named)."""
     words = _content(phrase)
-    if not words and reading.last_place:
-        target, confidence = _fixture_of(reading.last_place, scene), 1.0
+    last = reading.last_place
+    if not words and last:
+        target, confidence = _fixture_of(last, scene), 1.0
     else:
-        fixtures = {name: _place_words(name) for name in scene.fixtures}
-        target, confidence = _best(phrase, fixtures, words, "fixture", scene, set())
+        drawers = [name for name in scene.regions if "drawer" in _place_words(name)]
+        fixtures = {name: _place_words(name) for name in (*scene.fixtures, *drawers)}
+        words = _levels(words, fixtures)
+        if last and words and set(words) <= POSITIONS:  # "the top one"
+            words += sorted(word for word in _place_words(last) - POSITIONS if word not in _NEUTRAL)
+        try:
+            target, confidence = _best(phrase, fixtures, words, "fixture", scene, set())
+        except _Unsure as unsure:
+            if not (unsure.ask and last and all(_matches(word, _place_words(last)) for word in words)):
+                raise
+            target, confidence = _fixture_of(last, scene), 1.0
     role = GoalRole(predicate=f"{relation}({target})", phrase=phrase.strip(), confidence=confidence)
     reading.roles.append(role)
     reading.last_place = target
@@ -436,6 +470,7 @@ def _ambiguous(thing_phrase: str, scene: Scene) -> bool:
 
 
 def _place(verb: str, rest: str, scene: Scene, reading: _Reading) -> None:
+    rest = re.sub(r"\s(?:inside|in there)$", " inside it", rest)  # "put the bowl inside"
     splits = _place_splits(rest)
     if not splits:
         raise _Unsure(f"'{verb} {rest}' does not say where to", True)
@@ -757,9 +792,23 @@ def _described_colours(thing: str, scene: Scene) -> set[str]:
 def _place_words(name: str) -> set[str]:
     """A place's words: its name's, ``drawer`` for a cabinet's top/middle/bottom region."""
     found = name_words(name)
-    if found & set(DRAWER_PARTS) and "region" in found and "cabinet" in found:
+    if found & set(DRAWER_PARTS) and "region" in found and "cabinet" in words_of(name):
         found.add("drawer")
     return found
+
+
+LEVELS = {
+    "lowest": "bottom", "lower": "bottom", "bottommost": "bottom",
+    "upper": "top", "uppermost": "top", "highest": "top", "topmost": "top",
+}  # fmt: skip
+"""Other words for the levels of drawers and shelves ("the lowest drawer" is the bottom one)."""
+
+
+def _levels(words: Sequence[str], candidates: dict[str, set[str]]) -> list[str]:
+    """The words with a level said otherwise ("lowest") as the names say it ("bottom"), unless some
+    candidate's own words use it ("the upper-left slot")."""
+    used = set().union(*candidates.values())
+    return [word if word in used else LEVELS.get(word, word) for word in words]
 
 
 def _place_named(preposition: str, phrase: str, scene: Scene, owner: str = "") -> tuple[str, float]:
@@ -777,15 +826,21 @@ def _place_named(preposition: str, phrase: str, scene: Scene, owner: str = "") -
     else:
         beside = preposition == "to"
     parts = _preposition_parts(preposition)
+    # things go in a drawer, not on it, and on a piece of furniture is on its top side: "on the
+    # cabinet" is wooden_cabinet_1_top_side
+    on = preposition in ("on", "onto", "on top of")
+    drawer_not_said = on and not any(_matches(word, {"drawer"}) for word in words)
     candidates = {}
     for name in scene.regions:
         found = _place_words(name)
-        if "init" in found:
+        topped = on and f"{name}_top_side" in scene.regions
+        if "init" in found or topped or (drawer_not_said and "drawer" in found):
             continue
         # a region's own description says what its name does not ("near-left compartment of ..."):
         # its position words count only where the phrase says them (an unsaid one costs nothing)
         described = {word for text in _content(scene.descriptions.get(name, "")) for word in name_words(text)}
         candidates[name] = found | {word for word in described if word not in POSITIONS or word in words}
+    words = _levels(words, candidates)
     said = [word for word in _content(phrase) if word in POSITIONS]
     unknown = [word for word in said if not any(_matches(word, known) for known in candidates.values())]
     things = [word for word in _content(phrase) if word not in POSITIONS]
@@ -868,7 +923,7 @@ def _place_bonus(
     compartment; ``on top of``: the top side; ``under``: the bottom), a region beside something only
     for "to the left of"-like words, and every position word of the name said."""
     named_positions = known & POSITIONS
-    said = set(positions)
+    said = set(positions).union(*(SYNONYMS.get(word, ()) for word in positions))  # "middle": centre
     positions_bonus = 1.5 * len(named_positions & said) - 1.5 * len(named_positions - said - parts)
     beside_something = any(name.startswith(fixture) and "table" in fixture for fixture in scene.fixtures)
     if beside_something:
