@@ -21,11 +21,13 @@ from treebrain.robots.manipulator.perception import (
     UNSURE_AXES_PENALTY,
     CameraView,
     Mark,
+    ObjectPoints,
     ShapePrior,
     back_project,
     clean_mask,
     draw_marks,
     estimate_pose,
+    far_edge_shift,
     gather_points,
     perturbed_pose,
     yaw_error,
@@ -145,6 +147,21 @@ def test_a_mask_known_to_miss_its_edges_still_counts_the_whole_object_seen() -> 
     assert math.dist(estimate.position, (0.02, 0.01, TABLE_Z + 0.025)) < 1e-3
 
 
+def test_an_eroded_top_seen_from_aside_is_moved_back_by_half_its_lost_far_edge() -> None:
+    """A 5 cm side seen at a sine of 0.7 from straight down covers all of a 1 cm loss at the near
+    edge; at 0.1 (0.5 cm of side seen), half of it."""
+
+    def seen(looking: tuple[float, float], loss: float = 0.01) -> ObjectPoints:
+        return ObjectPoints(np.zeros((0, 3)), ("side",), False, loss, looking)
+
+    assert far_edge_shift(seen((0.0, -0.7)), 0.05) == pytest.approx((0.0, -0.005))
+    assert far_edge_shift(seen((0.0, 0.0)), 0.05) == (0.0, 0.0)  # straight down: every edge lost alike
+    assert far_edge_shift(seen((0.1, 0.0)), 0.05) == pytest.approx((0.0025, 0.0))
+    assert far_edge_shift(seen((0.7, 0.0), loss=0.0), 0.05) == (0.0, 0.0)
+    view = top_down_view((0.02, 0.01), 0.4)  # 0.65 m under the camera, 2.2 cm aside
+    assert gather_points([view], 0).looking == pytest.approx((0.03, 0.015), abs=0.002)
+
+
 def test_a_box_whose_visible_part_looks_square_is_not_trusted_with_its_axes() -> None:
     """A 6 x 4 cm box hidden left of its centre shows 3 x 4 cm: its x may be either side."""
     half_hidden = estimate_pose(gather_points([top_down_view((0.0, 0.0), 0.0, cover_left_of=0.0)], 0), CUBE)
@@ -206,6 +223,18 @@ def test_a_gabled_top_gives_the_box_height_and_its_ridge_direction(
     assert math.dist(estimate.position, (*center, TABLE_Z)) < 0.002
     assert boxy.position[2] < TABLE_Z - 0.003  # read as a box, the roof's slopes pull the top down
     assert math.degrees(yaw_error(estimate.yaw, yaw, math.pi)) < 3.0  # the ridge runs along its y
+
+
+def test_points_too_low_to_reach_a_profiled_top_are_left_out_of_its_fit() -> None:
+    """A group of points denser than the roof's, deeper below the ridge than the roof ever drops
+    (a side seen from above): counted in the fit it would be the densest, the top pulled down to it."""
+    shaped = ShapePrior(CARTON.box_center, CARTON.half_extents, top_drops=carton_profile())
+    roof = gather_points([carton_view((0.01, -0.02), 0.5)], 0)
+    rows = np.linspace(-0.01, 0.01, 40)
+    low = np.array([(0.01 + x, -0.02 + y, TABLE_Z + 0.01) for x in rows for y in rows])
+    estimate = estimate_pose(ObjectPoints(np.vstack([roof.points, low]), roof.cameras, False), shaped)
+    assert estimate is not None and len(low) > len(roof.points)
+    assert math.dist(estimate.position, (0.01, -0.02, TABLE_Z)) < 0.002
 
 
 def _rest(view: CameraView) -> tuple[object, object, object]:

@@ -70,3 +70,12 @@ def test_the_drop_under_a_world_point_follows_each_box_pose() -> None:
     assert under[0] == pytest.approx([RIDGE - EAVES, 0.0], abs=0.002)  # turned a quarter: its x is world y
     assert under[1] == pytest.approx([0.0, 0.0], abs=0.002)  # unturned: both on the ridge (along y)
     assert under[2] == pytest.approx([0.0, 0.0], abs=0.002)
+
+
+def test_one_yaw_is_shared_by_every_centre() -> None:
+    drops = top_drops(roof(), (0.0, 0.0, 0.0), HALF)
+    assert drops is not None
+    points = np.array([[0.51, 0.2], [0.5, 0.215], [0.47, 0.19]])
+    centres = np.array([[0.5, 0.2], [0.505, 0.195], [0.49, 0.21]])
+    shared = drops_under(points, centres, np.array([0.7]), HALF, drops)
+    assert np.array_equal(shared, drops_under(points, centres, np.full(3, 0.7), HALF, drops))

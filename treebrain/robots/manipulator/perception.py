@@ -77,6 +77,10 @@ class ObjectPoints:
     """Every camera that saw it sees its mask touch the image border."""
     edge_loss_m: float = 0.0
     """How far inside the object's outline its masks end (a segmenter known to miss the edges)."""
+    looking: tuple[float, float] = (0.0, 0.0)
+    """The horizontal part of the cameras' unit rays to the object, averaged: its direction is the
+    way they look (the top's far side, which eroded masks lose), its length the sine of their angle
+    from straight down (how much of the object's side they see)."""
 
 
 @dataclass(frozen=True)
@@ -134,6 +138,7 @@ def gather_points(views: list[CameraView], label: int, erosion_px: int = 0) -> O
     seen: list[str] = []
     cut: list[bool] = []
     pixel_sizes: list[float] = []
+    looking = np.zeros(2)
     for view in views:
         mask = clean_mask(view.labels == label, erosion_px)
         if not mask.any():
@@ -142,16 +147,21 @@ def gather_points(views: list[CameraView], label: int, erosion_px: int = 0) -> O
         seen.append(view.name)
         cut.append(touches_border(mask))
         pixel_sizes.append(float(np.median(view.depth_m[mask])) / float(view.intrinsics[0, 0]))
+        ray = clouds[-1].mean(axis=0) - view.camera_to_world[:3, 3]
+        looking += ray[:2] / float(np.linalg.norm(ray))
     edge_loss = erosion_px * float(np.mean(pixel_sizes)) if pixel_sizes else 0.0
-    return ObjectPoints(np.concatenate(clouds), tuple(seen), bool(cut) and all(cut), edge_loss)
+    looking /= max(len(seen), 1)
+    direction = (float(looking[0]), float(looking[1]))
+    return ObjectPoints(np.concatenate(clouds), tuple(seen), bool(cut) and all(cut), edge_loss, direction)
 
 
 def estimate_pose(found: ObjectPoints, prior: ShapePrior, depth_noise_m: float = 0.0) -> Estimate | None:
     """The pose of an upright object of shape `prior` from its points, or None below MIN_POINTS.
 
     The top is the median height of the points near the highest ones; the top face (points within
-    a band under it, wider with depth noise) gives the centre through ``cv2.minAreaRect``, the
-    footprint the yaw (:func:`_footprint_yaw`); a profiled top is then fitted (:func:`_fit_profile`).
+    a band under it, wider with depth noise) gives the centre through ``cv2.minAreaRect`` (moved
+    back from the cameras by what eroded masks lose, :func:`far_edge_shift`), the footprint the yaw
+    (:func:`_footprint_yaw`); a profiled top is then fitted (:func:`_fit_profile`).
     The centre is lowered by the box's half height, and the origin found from the box's offset in
     the object's frame."""
     import cv2
@@ -167,9 +177,11 @@ def estimate_pose(found: ObjectPoints, prior: ShapePrior, depth_noise_m: float =
         return None
     (centre_x, centre_y), (side_a, side_b), _ = cv2.minAreaRect(face[:, :2].astype(np.float32))
     half_x, half_y, half_z = prior.half_extents
+    shift_x, shift_y = far_edge_shift(found, 2.0 * half_z)
+    centre_x, centre_y = centre_x + shift_x, centre_y + shift_y
     yaw, sure = (0.0, True) if prior.round else _footprint_yaw(found, prior)
     if prior.top_drops is not None:
-        fitted, yaw, top = _fit_profile(points, np.array([centre_x, centre_y]), yaw, prior, band)
+        fitted, yaw, top = _fit_profile(points, np.array([centre_x, centre_y]), yaw, prior, band, highest)
         centre_x, centre_y = float(fitted[0]), float(fitted[1])
     center = (float(centre_x), float(centre_y), top - half_z)
     turn = _yaw_matrix(yaw)
@@ -195,8 +207,23 @@ def estimate_pose(found: ObjectPoints, prior: ShapePrior, depth_noise_m: float =
     )
 
 
+def far_edge_shift(found: ObjectPoints, height: float) -> tuple[float, float]:
+    """The move (x, y) that puts back the centre of a top face seen through masks losing
+    `found.edge_loss_m` at their outline: the top's far edge borders the table behind it and is
+    lost, but its near edge goes on into the object's side and stays in the mask, so the face's
+    centre lies towards the cameras by half the loss. Only as far as the side is seen: a side of
+    `height` seen at the cameras' angle from straight down covers that much of the loss (none
+    from straight above, where every edge is lost alike and the centre stays)."""
+    loss = found.edge_loss_m
+    sideways = math.hypot(*found.looking)
+    if loss <= 0.0 or sideways <= 0.0:
+        return (0.0, 0.0)
+    kept = min(1.0, height * sideways / loss)
+    return (found.looking[0] / sideways * kept * loss / 2.0, found.looking[1] / sideways * kept * loss / 2.0)
+
+
 def _fit_profile(
-    points: Array, box_xy: Array, yaw: float, prior: ShapePrior, band: float
+    points: Array, box_xy: Array, yaw: float, prior: ShapePrior, band: float, highest: float
 ) -> tuple[Array, float, float]:
     """The centre, yaw and top height of a box whose top is not flat, fitted to its points: each
     point is raised by the profile's drop under it, so at the right pose the top surface's points
@@ -204,9 +231,12 @@ def _fit_profile(
     for a square) may not for the profile (a carton's ridge runs one way), and the top face's
     rectangle gives the centre only roughly (a ridge is all that is flat): the turn, then the
     centre within FIT_REACH_M, that bring the most points within half the `band` are taken (the
-    first, nearest the rectangle's, on a tie)."""
+    first, nearest the rectangle's, on a tie). Points too low to reach the top however deep the
+    profile drops under them (most of the sides) cannot join the top's group, so they are left out:
+    the same fit over fewer points."""
     assert prior.top_drops is not None
     drops, half, width = prior.top_drops, prior.half_extents, band / 2.0
+    points = points[points[:, 2] >= highest - band - float(np.nanmax(drops))]
     turn = yaw_symmetry(prior) or math.pi / 2.0
     turns = (
         np.remainder(yaw + turn * np.arange(round(2.0 * math.pi / turn)) + math.pi, 2.0 * math.pi) - math.pi
@@ -219,7 +249,7 @@ def _fit_profile(
     offsets = np.array([(dx, dy) for dx in shifts for dy in shifts])
     offsets = offsets[np.argsort(np.hypot(offsets[:, 0], offsets[:, 1]), kind="stable")]
     centres = box_xy + offsets
-    raised = points[:, 2] + drops_under(points[:, :2], centres, np.full(len(centres), yaw), half, drops)
+    raised = points[:, 2] + drops_under(points[:, :2], centres, np.array([yaw]), half, drops)
     counts, tops = _densest(raised, width)
     best = int(np.argmax(counts))
     return centres[best], yaw, float(tops[best])

@@ -66,14 +66,20 @@ def _samples(triangles: Array, steps: int) -> Array:
 
 def drops_under(points_xy: Array, box_xy: Array, yaw: Array, half_extents: Vec3, drops: Array) -> Array:
     """The profile's drop under each world point (N, 2) for each of K poses of the box (centres
-    (K, 2), yaws (K,)), as (K, N): points outside the footprint take its nearest cell; cells
-    without a surface none."""
+    (K, 2), yaws (K,), or (1,) for one yaw shared by every centre), as (K, N): points outside the
+    footprint take its nearest cell; cells without a surface none. Each point's cell is its own
+    turned coordinate less the centre's, so K centres at one yaw cost one addition per point each."""
     cells = drops.shape[0]
     cos, sin = np.cos(yaw)[:, None], np.sin(yaw)[:, None]
-    offset_x = points_xy[None, :, 0] - box_xy[:, 0, None]
-    offset_y = points_xy[None, :, 1] - box_xy[:, 1, None]
-    local_x = offset_x * cos + offset_y * sin
-    local_y = -offset_x * sin + offset_y * cos
-    row = np.clip(((local_x / half_extents[0] + 1.0) / 2.0 * cells).astype(int), 0, cells - 1)
-    column = np.clip(((local_y / half_extents[1] + 1.0) / 2.0 * cells).astype(int), 0, cells - 1)
-    return np.nan_to_num(drops[row, column], nan=0.0)
+    to_cell_x, to_cell_y = cells / (2.0 * half_extents[0]), cells / (2.0 * half_extents[1])
+    point_x, point_y = points_xy[None, :, 0], points_xy[None, :, 1]
+    box_x, box_y = box_xy[:, 0, None], box_xy[:, 1, None]
+    row = (
+        (point_x * cos + point_y * sin) * to_cell_x + (cells / 2.0 - (box_x * cos + box_y * sin) * to_cell_x)
+    ).astype(int)
+    column = (
+        (point_y * cos - point_x * sin) * to_cell_y + (cells / 2.0 - (box_y * cos - box_x * sin) * to_cell_y)
+    ).astype(int)
+    np.clip(row, 0, cells - 1, out=row)
+    np.clip(column, 0, cells - 1, out=column)
+    return np.where(np.isnan(drops), 0.0, drops).ravel()[row * cells + column]
