@@ -45,6 +45,9 @@ WINDOW_S = min(60.0, SOAK_S / 4)
 WAL_LIMIT = 4.5 * 2**20
 """SQLite checkpoints the log every 1,000 pages of 4 KiB and then writes it again from the start."""
 RSS_GOAL = 0.05
+FILE_GOAL = 1.1
+"""The recording file against its cap: the writer checks SQLite's pages, so only a check's worth of
+rows can pass it (docs/faults.md)."""
 P99_GOAL = 1.2
 
 
@@ -196,8 +199,8 @@ def run() -> list[BenchRow]:
             f"recording file, max (cap {CAP_BYTES / 2**20:g} MiB)",
             biggest / 2**20,
             "MiB",
-            "<= 1.25x cap",
-            biggest <= 1.25 * CAP_BYTES,
+            f"<= {FILE_GOAL:g}x cap",
+            biggest <= FILE_GOAL * CAP_BYTES,
         ),
         BenchRow("soak", "its write-ahead log, max", wal / 2**20, "MiB", "<= 4.5", wal <= WAL_LIMIT),
         BenchRow("soak", f"tick p99, first {window:g} s", first, "ms"),

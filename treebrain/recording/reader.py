@@ -20,6 +20,7 @@ from typing import Any
 from treebrain.errors import InputError
 from treebrain.recording.definition import TreeDefinition
 from treebrain.recording.schema import (
+    DROPPED_LLM_EVENTS,
     BaseState,
     RunInfo,
     apply_writes,
@@ -188,6 +189,12 @@ class Recording:
     @property
     def lost_ticks(self) -> int:
         return int(self._meta.get("lost_ticks", 0))
+
+    @property
+    def dropped_llm_events(self) -> dict[str, float]:
+        """What the stubs of LLM events dropped past their share of the size cap added up to: how
+        many of each kind, and their tokens and cost (empty when none were dropped)."""
+        return dict(self._meta.get(DROPPED_LLM_EVENTS, {}))
 
     def _position(self, tick: int) -> int:
         """Position of the last recorded tick at or before `tick` (the first tick if before all)."""

@@ -32,6 +32,10 @@ LLM_EVENT_KINDS = ("llm_start", "llm_call")
 to a stub (:func:`thinned`) that says which call it was and what it cost."""
 THINNED = "thinned"
 """The key of a thinned LLM event: how many bytes of its request and answer were dropped."""
+DROPPED_LLM_EVENTS = "dropped_llm_events"
+"""The meta key adding up the stubs dropped past their share of the cap: how many of each kind, and
+their tokens and cost (:data:`DROPPED_USAGE`)."""
+DROPPED_USAGE = ("input_tokens", "output_tokens", "cost_usd")
 BUSY_TIMEOUT_MS = 2000
 FULL_NODES_EVERY = 100
 """A patch never builds on more than this many earlier patches, so any tick resolves quickly."""

@@ -3,10 +3,14 @@ turns them into rows, commits in batches and keeps the file under its size cap.
 
 The tick thread only appends to a deque; when the writer cannot keep up and the queue is full the
 record is dropped and counted (``lost_ticks`` in the file), never waited for, because a robot's
-control loop must not stall for a log. Above the cap the oldest ticks are folded into the base
-state and deleted; the tree definition is always kept, and so is every LLM call, but those of
-deleted ticks thinned to a stub (its profile, request hash, usage, error kind: a couple of hundred
-bytes), so a long run that calls a model every few seconds stays near its cap too.
+control loop must not stall for a log. The cap is on the file's real size, as SQLite counts it
+(its pages, index and part-full pages included), read after every 100 ticks or 1/64 of the cap
+written, so the file passes its cap by at most that much. Above the cap the oldest ticks are folded
+into the base state and deleted until the pages in use are back to 3/4 of it; the tree definition
+is always kept, and so is every LLM call, but those of deleted ticks thinned to a stub (its profile,
+request hash, usage, error kind: a couple of hundred bytes). Stubs past a tenth of the cap are
+dropped from the oldest, their number and usage added up in the file (``dropped_llm_events``), so a
+long run that calls a model every few seconds stays under its cap too.
 
 When a batch cannot be stored (the disk is full, the file too large, another program locked it)
 the writer stops recording: one warning, every later tick counted as lost, and the file left as
@@ -31,6 +35,8 @@ from treebrain.behaviours.context import TreeEvent
 from treebrain.recording.capture import UNSET, TickRecord, json_value
 from treebrain.recording.definition import TreeDefinition
 from treebrain.recording.schema import (
+    DROPPED_LLM_EVENTS,
+    DROPPED_USAGE,
     FORMAT,
     FULL_NODES_EVERY,
     LLM_EVENT_KINDS,
@@ -52,11 +58,19 @@ DEFAULT_MAX_BYTES = 256 * 1024 * 1024
 QUEUE_LIMIT = 20_000
 FLUSH_INTERVAL_S = 0.1
 TRIM_TO = 0.75
-"""When over the cap, drop old ticks until the payload is this fraction of it."""
+"""When over the cap, drop old ticks until the file's pages in use are this fraction of it."""
 _ROW_OVERHEAD = 40
-"""Rough bytes SQLite spends on a tick row besides its text columns."""
+"""Rough bytes SQLite spends on a row besides its text columns (the estimate the trim starts from)."""
 TRIM_CHECK_EVERY = 100
 """Ticks inserted between size checks, so a large batch cannot overshoot the cap by much."""
+TRIM_CHECK_SHARE = 64
+"""Nor more than 1/64 of the cap (as estimated) between two checks of the file's size."""
+STUB_SHARE = 0.1
+"""The share of the cap the stubs of thinned LLM events may take; past it the oldest are dropped."""
+_TRIM_ROUNDS = 8
+"""Deletions one trim makes at most, each measured again (the calibrated estimate needs one or two)."""
+_LLM_KINDS = ", ".join("?" for _ in LLM_EVENT_KINDS)
+"""The SQL placeholders of ``kind IN (...)`` for the LLM event kinds."""
 
 
 @dataclass
@@ -109,7 +123,13 @@ class RecordingWriter:
         self._patches = 0
         self._previous_activity: str | None = None
         self._sizes: collections.deque[tuple[int, int]] = collections.deque()
-        self._total_size = 0
+        """(tick, its estimated bytes) of the ticks still in the file, oldest first."""
+        self._bytes_per_estimate = 1.0
+        """Bytes of the file the last trim freed per estimated byte it deleted (its calibration)."""
+        self._stubs: collections.deque[tuple[int, int]] = collections.deque()
+        """(event id, estimated bytes) of the thinned LLM events still in the file, oldest first."""
+        self._stub_bytes = 0
+        self._dropped_llm: dict[str, float] = {}
         info.max_bytes = max_bytes
         meta = {
             "format": FORMAT,
@@ -121,6 +141,7 @@ class RecordingWriter:
         }
         self._connection = create(self.path)
         try:
+            self._page_size = int(self._connection.execute("PRAGMA page_size").fetchone()[0])
             self._write_meta(meta)
         except sqlite3.Error:
             self._connection.close()
@@ -177,8 +198,7 @@ class RecordingWriter:
         rows = [self._rows(record) for record in batch]
         trimmed = False
         with self._transaction():
-            for start in range(0, len(rows), TRIM_CHECK_EVERY):
-                chunk = rows[start : start + TRIM_CHECK_EVERY]
+            for chunk in self._chunks(rows):
                 self._connection.executemany(
                     "INSERT OR REPLACE INTO ticks VALUES (?, ?, ?, ?, ?, ?)", [row.tick for row in chunk]
                 )
@@ -188,8 +208,7 @@ class RecordingWriter:
                 )
                 for row in chunk:
                     self._sizes.append((row.tick[0], row.size))
-                    self._total_size += row.size
-                if self._total_size > self.max_bytes:
+                if self._used_bytes() > self.max_bytes:  # free pages are used again first
                     self._trim()
                     trimmed = True
             if self.lost_ticks:
@@ -198,6 +217,31 @@ class RecordingWriter:
             vacuum(self._connection)
         self.committed_tick = batch[-1].tick
         self.final_status = batch[-1].root_status
+
+    def _chunks(self, rows: list[_TickRows]) -> Iterable[list[_TickRows]]:
+        """The rows in runs of at most TRIM_CHECK_EVERY ticks and about 1/TRIM_CHECK_SHARE of the cap,
+        the file's size checked after each: one PRAGMA a batch at most rates, not one a tick."""
+        limit = self.max_bytes / TRIM_CHECK_SHARE
+        chunk: list[_TickRows] = []
+        size = 0
+        for row in rows:
+            chunk.append(row)
+            size += row.size
+            if len(chunk) >= TRIM_CHECK_EVERY or size >= limit:
+                yield chunk
+                chunk, size = [], 0
+        if chunk:
+            yield chunk
+
+    def _pages(self) -> tuple[int, int]:
+        """SQLite's count of the file's pages and of those free (inside the open transaction)."""
+        pages = self._connection.execute("PRAGMA page_count").fetchone()[0]
+        free = self._connection.execute("PRAGMA freelist_count").fetchone()[0]
+        return int(pages), int(free)
+
+    def _used_bytes(self) -> int:
+        pages, free = self._pages()
+        return (pages - free) * self._page_size
 
     def _rows(self, record: TickRecord) -> _TickRows:
         text = self.redactor.text
@@ -249,12 +293,27 @@ class RecordingWriter:
         return (tick, event.time, event.kind, event.node_path, data)
 
     def _trim(self) -> None:
-        """Fold the oldest ticks into the base state and delete them (inside the open transaction)."""
+        """Drop the oldest ticks until the file's pages in use are back to TRIM_TO of the cap (inside
+        the open transaction). How much to drop starts from the rows' estimated size, scaled by what
+        the last deletion freed per estimated byte, and is measured again after each deletion; the
+        newest tick always stays, so a cap below the definition's own size keeps one tick."""
         target = self.max_bytes * TRIM_TO
+        for _ in range(_TRIM_ROUNDS):
+            used = self._used_bytes()
+            if used <= target or len(self._sizes) <= 1:
+                return
+            estimate = self._drop_ticks((used - target) / self._bytes_per_estimate)
+            freed = used - self._used_bytes()
+            self._bytes_per_estimate = min(max(freed / max(estimate, 1), 0.5), 4.0)
+
+    def _drop_ticks(self, amount: float) -> int:
+        """Fold the oldest ticks, about `amount` estimated bytes of them, into the base state, delete
+        them and thin their LLM events; the estimated bytes dropped."""
         cut = 0
-        while self._sizes and self._total_size > target:
+        dropped = 0
+        while len(self._sizes) > 1 and dropped < amount:
             cut, size = self._sizes.popleft()
-            self._total_size -= size
+            dropped += size
         row = self._connection.execute("SELECT value FROM meta WHERE key = 'base'").fetchone()
         base = BaseState.from_json(json.loads(row[0]))
         first = base.tick + 1
@@ -271,30 +330,52 @@ class RecordingWriter:
         base.tick = cut
         self._set_meta("base", base.to_json())
         self._connection.execute("DELETE FROM ticks WHERE tick <= ?", (cut,))
-        placeholders = ", ".join("?" for _ in LLM_EVENT_KINDS)
         self._connection.execute(
-            f"DELETE FROM events WHERE tick <= ? AND kind NOT IN ({placeholders})", (cut, *LLM_EVENT_KINDS)
+            f"DELETE FROM events WHERE tick <= ? AND kind NOT IN ({_LLM_KINDS})", (cut, *LLM_EVENT_KINDS)
         )
         self._thin_llm_events(first, cut)
+        self._bound_stubs()
+        return dropped
 
     def _thin_llm_events(self, first: int, last: int) -> None:
         """Replace the LLM events of ticks `first`..`last` (just deleted) by their stubs, under the
         same ids. Deleted and written again rather than updated: updated in place, the shrunken rows
         would each keep a page of their own, and the file would not shrink."""
-        placeholders = ", ".join("?" for _ in LLM_EVENT_KINDS)
-        where = f"tick >= ? AND tick <= ? AND kind IN ({placeholders})"
+        where = f"tick >= ? AND tick <= ? AND kind IN ({_LLM_KINDS})"
         events = self._connection.execute(
             f"SELECT id, tick, time, kind, node_path, data FROM events WHERE {where} ORDER BY id",
             (first, last, *LLM_EVENT_KINDS),
         ).fetchall()
         self._connection.execute(f"DELETE FROM events WHERE {where}", (first, last, *LLM_EVENT_KINDS))
+        stubs = [
+            (event, tick, time, kind, path, dumps(thinned(kind, json.loads(data), len(data))))
+            for event, tick, time, kind, path, data in events
+        ]
         self._connection.executemany(
-            "INSERT INTO events (id, tick, time, kind, node_path, data) VALUES (?, ?, ?, ?, ?, ?)",
-            [
-                (event, tick, time, kind, path, dumps(thinned(kind, json.loads(data), len(data))))
-                for event, tick, time, kind, path, data in events
-            ],
+            "INSERT INTO events (id, tick, time, kind, node_path, data) VALUES (?, ?, ?, ?, ?, ?)", stubs
         )
+        for stub in stubs:
+            size = _ROW_OVERHEAD + len(stub[3]) + len(stub[4]) + len(stub[5])
+            self._stubs.append((stub[0], size))
+            self._stub_bytes += size
+
+    def _bound_stubs(self) -> None:
+        """Past STUB_SHARE of the cap, delete the oldest stubs down to TRIM_TO of that share, adding
+        their number and usage to ``dropped_llm_events`` in the meta (what the file no longer lists)."""
+        limit = self.max_bytes * STUB_SHARE
+        if self._stub_bytes <= limit:
+            return
+        last = 0
+        while self._stubs and self._stub_bytes > limit * TRIM_TO:
+            last, size = self._stubs.popleft()
+            self._stub_bytes -= size
+        where = f"id <= ? AND kind IN ({_LLM_KINDS})"
+        for kind, data in self._connection.execute(
+            f"SELECT kind, data FROM events WHERE {where}", (last, *LLM_EVENT_KINDS)
+        ):
+            add_up_stub(self._dropped_llm, kind, json.loads(data))
+        self._connection.execute(f"DELETE FROM events WHERE {where}", (last, *LLM_EVENT_KINDS))
+        self._set_meta(DROPPED_LLM_EVENTS, self._dropped_llm)
 
     # meta -----------------------------------------------------------------------------------------
     def _set_meta(self, key: str, value: Any) -> None:
@@ -351,6 +432,17 @@ class RecordingWriter:
         )
         vacuum(self._connection)
         self._connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
+def add_up_stub(totals: dict[str, float], kind: str, stub: dict[str, Any]) -> None:
+    """Count a dropped stub in `totals`: one more of its kind, and its tokens and cost."""
+    totals[kind] = totals.get(kind, 0) + 1
+    response = stub.get("response")
+    if isinstance(response, dict):
+        for name in DROPPED_USAGE:
+            value = response.get(name)
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                totals[name] = totals.get(name, 0) + value
 
 
 def vacuum(connection: sqlite3.Connection) -> None:

@@ -60,6 +60,7 @@ def run_payload(recording: Recording) -> dict[str, Any]:
         "finished": recording.finished,
         "final_status": recording.final_status,
         "lost_ticks": recording.lost_ticks,
+        "dropped_llm_events": recording.dropped_llm_events,
     }
 
 
