@@ -90,6 +90,13 @@ T, P, M = UpdateType.TAKE, UpdateType.PLACE, UpdateType.MODIFY_STATE
             "drain pasta into colander",
             {"carries": True, "location": "colander", "location_role": "destination"},
         ),
+        # what a food is seasoned with, a portion at a time, goes onto it; other "with"s are tools
+        (
+            "season chicken breast with oil",
+            {"verb_type": P, "food": "olive oil", "location": "chicken", "location_role": "destination"},
+        ),
+        ("fill bowl with water", {"verb_type": M, "food": "bowl", "location": None}),
+        ("cut bread with knife", {"verb_type": M, "food": "bread", "location": None}),
     ],
 )
 def test_extraction(vocabulary: Vocabulary, text: str, expected: dict[str, Any]) -> None:

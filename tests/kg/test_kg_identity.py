@@ -164,3 +164,50 @@ def test_a_package_of_one_food_is_not_found_as_the_package_of_another(kitchen: K
         "cheese package",
         "bread package",
     ]
+
+
+def test_seasoning_with_oil_leaves_a_portion_on_the_food(kitchen: KitchenConfig) -> None:
+    kg = _run(
+        kitchen,
+        "take chicken breast",
+        "put chicken breast onto plate",
+        "grab oil",
+        "season chicken breast with oil",
+        "put oil down",
+    )
+    bottle, portion = _places(kg, "oil")
+    assert not bottle.startswith("in chicken")
+    assert portion.startswith("in chicken")
+    assert len(kg.foods_named("chicken breast")) == 1
+
+
+def test_a_lid_held_while_closing_a_box_goes_on_it(kitchen: KitchenConfig) -> None:
+    kg = _run(kitchen, "take food container", "put down food container", "take lid", "close food container")
+    assert [place.split(" (")[0] for place in _places(kg, "lid")] == ["in food container"]
+    assert _places(kg, "food container")[0].startswith("likely at counter")
+
+
+def test_closing_a_lid_itself_or_with_none_held_moves_no_lid(kitchen: KitchenConfig) -> None:
+    kg = _run(kitchen, "take lid", "close lid")
+    assert _places(kg, "lid") == ["in right hand"]
+    kg = _run(kitchen, "take lid", "put lid on counter", "take jar", "close jar")
+    assert _places(kg, "lid") == ["at counter (zone_counter_1)"]
+
+
+def test_food_flipped_while_its_pan_is_held_is_in_that_pan(kitchen: KitchenConfig) -> None:
+    kg = _run(kitchen, "take pan", "flip omelette", "put omelette in plate")
+    assert _places(kg, "omelette")[0].startswith("in plate")
+    kg = _run(kitchen, "take pan", "flip omelette")
+    assert _places(kg, "omelette")[0].startswith("likely in pan")
+
+
+def test_food_put_down_unsaid_then_turned_is_in_the_pan_on_the_hob(kitchen: KitchenConfig) -> None:
+    kg = _run(
+        kitchen, "pick up pan", "open cooker", "put down pan", "take chicken", "put chicken", "turn chicken"
+    )
+    assert _places(kg, "chicken")[0].startswith("likely in pan")
+
+
+def test_a_cooking_verb_leaves_a_thing_put_at_a_said_place_there(kitchen: KitchenConfig) -> None:
+    kg = _run(kitchen, "take pan", "put pan on hob", "take bottle", "put bottle on counter", "turn bottle")
+    assert _places(kg, "bottle") == ["at counter (zone_counter_1)"]

@@ -10,7 +10,7 @@ sink, the counter: ``works: true``), else onto the kitchen's work surface; a pan
 (``cookware``) set down while the hob is on goes onto the hob. The graph marks that place *likely*,
 and ``kg where`` says so; a thing set down to free a hand, with no place it came from, goes there
 too (but into no receptacle). Likewise "pour oil" with no place pours into the container handled
-last.
+last, and food flipped or fried whose place was never said is in the pan held or on the hob.
 """
 
 from __future__ import annotations
@@ -52,6 +52,29 @@ def lit_hob(kg: KitchenGraph, vocabulary: Vocabulary) -> str | None:
     cooking_zones = vocabulary.receptacles & vocabulary.work_zones
     lit = [zone_id for zone_id in kg.zones_in_state(ON_STATE) if kg.zone_view(zone_id).name in cooking_zones]
     return lit[0] if lit else None
+
+
+def cooking_pan(kg: KitchenGraph, vocabulary: Vocabulary, cooked: str) -> str | None:
+    """The pan or pot (``cookware``) food is being cooked in: the one held, else the newest one
+    standing on the hob (lit or not: narrators seldom say it was turned on); None without one."""
+    held = [
+        food_id
+        for food_id in kg.hands().values()
+        if head_noun(kg.view(food_id, 0).name) in vocabulary.cookware
+    ]
+    if held:
+        return held[0]
+    cooking_zones = vocabulary.receptacles & vocabulary.work_zones
+    newest = (kg.foods_similar(noun, limit=2, exclude={cooked}) for noun in vocabulary.cookware)
+    on_hob = [
+        food_id
+        for found in newest
+        for food_id in found
+        if kg.location_of(food_id) is not None
+        and kg.location_of(food_id) == kg.zone_of(food_id)
+        and kg.zone_view(kg.location_of(food_id) or "").name in cooking_zones
+    ]
+    return max(on_hob, key=kg.last_seen, default=None)
 
 
 def last_container(kg: KitchenGraph, vocabulary: Vocabulary, poured: str) -> str | None:

@@ -10,7 +10,7 @@ a bowl put into itself), the graph is repaired and the report carries a warning.
 from __future__ import annotations
 
 from treebrain.kg.consistency import free_hand_for, put_back
-from treebrain.kg.context import last_container, open_receptacle, unsaid_place
+from treebrain.kg.context import cooking_pan, last_container, open_receptacle, unsaid_place
 from treebrain.kg.graph import KitchenGraph
 from treebrain.kg.models import (
     ExecutionReport,
@@ -23,7 +23,7 @@ from treebrain.kg.models import (
     PlaceCertainty,
     UpdateType,
 )
-from treebrain.kg.names import normalise_phrase, said_name
+from treebrain.kg.names import head_noun, normalise_phrase, said_name
 from treebrain.kg.places import PlaceResolver, names_place
 from treebrain.kg.vocabulary import Vocabulary
 
@@ -59,6 +59,7 @@ def apply_update(
     kg.record(
         food_id, _interaction(narration, update.action, outcome, update.location_context, notes, update)
     )
+    _cover_with_held_lid(kg, food_id, update, narration, vocabulary)
     for name in update.also:
         created += apply_update(kg, _same_for(kg, update, name), narration, vocabulary).created
     return ExecutionReport(
@@ -70,6 +71,24 @@ def apply_update(
         source=update.source,
         confidence=update.confidence,
         warnings=tuple(warnings),
+    )
+
+
+def _cover_with_held_lid(
+    kg: KitchenGraph, food_id: str, update: KgUpdate, narration: Narration, vocabulary: Vocabulary
+) -> None:
+    """Closing a thing while holding a lid (``covers``) puts that lid on it ("take lid, close food
+    container"): that is how it was closed. A lid closed itself, or none held, changes nothing."""
+    if update.update_type is not UpdateType.MODIFY_STATE or update.state != "closed":
+        return
+    if kg.view(food_id, 0).name in vocabulary.covers:
+        return
+    held = [lid for lid in kg.hands().values() if kg.view(lid, 0).name in vocabulary.covers]
+    if not held:
+        return
+    kg.put_at(held[0], food_id, "sure")
+    kg.record(
+        held[0], _interaction(narration, "put", OutcomeKind.PLACE, food_id, [f"closes {food_id}"], update)
     )
 
 
@@ -135,6 +154,10 @@ def _move(
         container = last_container(kg, places.vocabulary, food_id)
         if container is not None:
             _put(kg, food_id, container, warnings, "likely")
+    elif destination is None and _cooked_unplaced(kg, food_id, update, places.vocabulary):
+        pan = cooking_pan(kg, places.vocabulary, food_id)
+        if pan is not None:
+            _put(kg, food_id, pan, warnings, "likely")
     elif update.update_type is UpdateType.PLACE or (
         destination is not None and destination.kind == "unknown"
     ):
@@ -155,6 +178,21 @@ def _pours_unheld(kg: KitchenGraph, food_id: str, update: KgUpdate, vocabulary: 
     """Whether the update pours a thing not in hand (its container is not held either), with no place."""
     entry = vocabulary.verbs.get(normalise_phrase(update.action))
     return entry is not None and entry.pours and kg.hand_of(food_id) is None
+
+
+def _cooked_unplaced(kg: KitchenGraph, food_id: str, update: KgUpdate, vocabulary: Vocabulary) -> bool:
+    """Whether a cooking verb ("flip omelette", "turn chicken") is done to a thing not held whose place
+    was never said: at no place, or guessed onto the counter or hob by a bare put ("put chicken")."""
+    entry = vocabulary.verbs.get(normalise_phrase(update.action))
+    if entry is None or not entry.cooks or kg.hand_of(food_id) is not None:
+        return False
+    if head_noun(kg.view(food_id, 0).name) in vocabulary.cookware:
+        return False
+    location = kg.location_of(food_id)
+    if location is None:
+        return True
+    guessed = kg.place_certainty(food_id) == "likely" and kg.has_zone(location)
+    return guessed and kg.zone_view(location).name in vocabulary.work_zones
 
 
 def _shift(kg: KitchenGraph, food_id: str, places: PlaceResolver, warnings: list[str]) -> None:

@@ -85,6 +85,11 @@ def extract_entities(text: str, vocabulary: Vocabulary) -> Extraction:
     if place is not None and place.preposition in _INTO and verb is not None and (verb.pours or verb.carries):
         # "pour oil on pan", "pour eggs in pan": what a pouring verb puts "in" or "on" goes there
         role = "destination"
+    dressing = _dressing(tokens, taken, vocabulary) if target.kind == "food" and verb is not None else None
+    if dressing is not None and verb_type is UpdateType.MODIFY_STATE:
+        # "season chicken breast with oil": a portion of the oil goes onto the chicken
+        location, role, target = target.name, "destination", dressing
+        verb_type, also = UpdateType.PLACE, ()
     if target.kind == "zone" and verb_type is UpdateType.PLACE:
         # "put in dishwasher" (the class file's verb "put in"): the zone is where the held thing goes
         location, role, target = target.name, "destination", _Object("unknown")
@@ -285,6 +290,21 @@ def _object(tokens: list[str], start: int, taken: set[int], vocabulary: Vocabula
         )
         return _Object("unknown", reason=reason)
     return _named(phrase, vocabulary)
+
+
+def _dressing(tokens: list[str], taken: set[int], vocabulary: Vocabulary) -> _Object | None:
+    """What an object is changed "with" when that is used a portion at a time ("season chicken with
+    oil", "sprinkle pasta with salt"); None otherwise ("fill bowl with water" leaves it alone)."""
+    if "with" not in tokens:
+        return None
+    start = tokens.index("with") + 1
+    phrase = _phrase_words(tokens[start : _phrase_end(tokens, start, taken, vocabulary)], vocabulary)
+    if not phrase or len(phrase) > vocabulary.max_words:
+        return None
+    named = _named(phrase, vocabulary)
+    if named.kind != "food" or named.name is None:
+        return None
+    return named if singular_phrase(vocabulary.names.canonical(named.name)) in vocabulary.portions else None
 
 
 def _conjoined(tokens: list[str], start: int, taken: set[int], vocabulary: Vocabulary) -> tuple[str, ...]:

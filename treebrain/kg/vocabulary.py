@@ -31,7 +31,8 @@ class VerbEntry(Frozen):
     from inside another object, "pour eggs into pan"), and where, without a place, it goes: back
     where it was taken from (`back`: "put back milk") or to the zone the verb implies (`to`: "throw
     away" -> bin); `prepares`: a verb done to a thing before it goes into a pan or jug (cut, open),
-    so done to one just put into a container it is done to the next one (the rest of the celery)."""
+    so done to one just put into a container it is done to the next one (the rest of the celery);
+    `cooks`: a verb done to food cooking in a pan (fry, flip), so a thing at no said place is in it."""
 
     verb: str = Field(min_length=1)
     type: UpdateType
@@ -41,6 +42,7 @@ class VerbEntry(Frozen):
     back: bool = False
     to: str | None = None
     prepares: bool = False
+    cooks: bool = False
 
 
 class VerbsFile(Frozen):
@@ -98,6 +100,7 @@ class NounsFile(Frozen):
     new_instance: list[str] = []
     containers: list[str] = []
     vessels: list[str] = []
+    covers: list[str] = []
     cookware: list[str] = []
     portions: list[str] = []
     max_words: int = Field(default=4, ge=1, le=8)
@@ -181,6 +184,7 @@ class Vocabulary:
         self.new_instance = tuple(normalise_phrase(phrase) for phrase in nouns.new_instance)
         self.containers = frozenset(singular_phrase(normalise_phrase(word)) for word in nouns.containers)
         self.vessels = frozenset(singular_phrase(normalise_phrase(word)) for word in nouns.vessels)
+        self.covers = frozenset(singular_phrase(normalise_phrase(word)) for word in nouns.covers)
         self.cookware = frozenset(singular_phrase(normalise_phrase(word)) for word in nouns.cookware)
         self.portions = frozenset(singular_phrase(normalise_phrase(word)) for word in nouns.portions)
         self.max_words = nouns.max_words
