@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import math
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -12,6 +13,7 @@ import pytest
 from treebrain.cli import main
 from treebrain.evaluation.suites.manipulation import ManipulationSuite
 from treebrain.manipulation.perception_error import pose_errors, summarise
+from treebrain.robots.manipulator.cameras import CameraPerception, camera_pose
 from treebrain.robots.manipulator.observation import ObjectObservation
 from treebrain.robots.manipulator.params import PerceptionNoise, PerceptionParams, RobosuiteParams
 from treebrain.robots.manipulator.perception import (
@@ -344,3 +346,41 @@ def test_the_eval_command_sets_each_noise_and_refuses_one_out_of_range(
     assert "<command line>: --mask-erosion-px needs --perception camera" in capsys.readouterr().err
     assert main(["eval", "manipulation", "--perception", "camera", "--camera-rotation-error-deg", "20"]) == 2
     assert "--camera-rotation-error-deg: input should be less than or equal to 10" in capsys.readouterr().err
+
+
+class _OneCameraSim:
+    """Just what CameraPerception reads of a camera's pose: MuJoCo's `cam_xpos` and `cam_xmat`."""
+
+    def __init__(self) -> None:
+        self.model = SimpleNamespace(ngeom=0, camera_name2id=lambda name: 0)
+        self.data = SimpleNamespace(cam_xpos=np.array([[0.5, 0.0, 1.2]]), cam_xmat=np.eye(3).reshape(1, 9))
+
+    def move_camera(self, position: tuple[float, float, float], yaw_deg: float) -> None:
+        turn = math.radians(yaw_deg)
+        rotation = np.array(
+            [[math.cos(turn), -math.sin(turn), 0.0], [math.sin(turn), math.cos(turn), 0.0], [0.0, 0.0, 1.0]]
+        )
+        self.data.cam_xpos = np.array([position])
+        self.data.cam_xmat = rotation.reshape(1, 9)
+
+
+def test_a_camera_on_the_arm_is_followed_as_it_moves_with_the_same_mounting_error():
+    """The wrist camera's pose changes at every step: the estimator must use where it is now (its
+    first pose made every look after the arm moved wrong: Stack with the wrist camera alone 0/5,
+    5/5 since), and a calibration error stays the same in the camera's own frame."""
+    sim = _OneCameraSim()
+    exact = CameraPerception(PerceptionParams(source="camera", cameras=("robot0_eye_in_hand",)))
+    noise = PerceptionNoise(camera_position_m=0.01, camera_rotation_deg=1.0)
+    miscalibrated = CameraPerception(
+        PerceptionParams(source="camera", cameras=("robot0_eye_in_hand",), noise=noise)
+    )
+    exact.begin(sim, {}, seed=3)
+    miscalibrated.begin(sim, {}, seed=3)
+    mounting = np.linalg.inv(camera_pose(sim, "robot0_eye_in_hand")) @ miscalibrated.believed_pose(
+        sim, "robot0_eye_in_hand"
+    )
+    assert not np.allclose(mounting, np.eye(4))
+    sim.move_camera((0.2, 0.3, 1.0), yaw_deg=40.0)
+    now = camera_pose(sim, "robot0_eye_in_hand")
+    assert np.allclose(exact.believed_pose(sim, "robot0_eye_in_hand"), now)
+    assert np.allclose(miscalibrated.believed_pose(sim, "robot0_eye_in_hand"), now @ mounting)

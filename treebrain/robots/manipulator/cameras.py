@@ -66,7 +66,7 @@ class CameraPerception:
         self._priors: dict[str, ShapePrior] = {}
         self._label_of_geom: Any = np.empty(0, dtype=np.int64)
         self._names: list[str] = []
-        self._believed_poses: dict[str, Any] = {}
+        self._calibration_errors: dict[str, Any] = {}
         self._rng = np.random.default_rng(0)
         self._seen: dict[str, Seen] = {}
         self._grips: dict[str, Grip] = {}
@@ -74,8 +74,8 @@ class CameraPerception:
         """Wall time of the last look (render and estimate), for the benchmark."""
 
     def begin(self, sim: Any, objects: Mapping[str, tuple[int, ShapePrior]], seed: int) -> None:
-        """A new episode: which geoms belong to which object (by root body), the cameras' poses
-        as believed (with the pose error of `seed`), nothing seen yet."""
+        """A new episode: which geoms belong to which object (by root body), each camera's
+        calibration error (drawn from `seed`), nothing seen yet."""
         model = sim.model
         self._names = list(objects)
         self._priors = {name: prior for name, (_, prior) in objects.items()}
@@ -88,10 +88,11 @@ class CameraPerception:
             labels[geom] = roots.get(body, -1)
         self._label_of_geom = labels
         self._rng = np.random.default_rng(seed)
-        self._believed_poses = {
-            name: perturbed_pose(camera_pose(sim, name), self.params.noise, self._rng)
-            for name in self.params.cameras
-        }
+        self._calibration_errors = {}
+        for name in self.params.cameras:
+            true = camera_pose(sim, name)
+            believed = perturbed_pose(true, self.params.noise, self._rng)
+            self._calibration_errors[name] = np.linalg.inv(true) @ believed
         self._seen = {}
         self._grips = {}
 
@@ -216,8 +217,14 @@ class CameraPerception:
             metres,
             self._labels(segmentation[::-1]),
             intrinsics(sim, name, width, height),
-            self._believed_poses[name],
+            self.believed_pose(sim, name),
         )
+
+    def believed_pose(self, sim: Any, name: str) -> Any:
+        """Camera `name`'s pose as the robot believes it now: the true pose with the episode's
+        calibration error fixed in the camera's own frame, so a camera on the arm (the wrist's)
+        is followed as the arm moves, with the error of its mounting."""
+        return camera_pose(sim, name) @ self._calibration_errors[name]
 
     def _labels(self, segmentation: Any) -> Any:
         """Each pixel's object index (-1: none) from MuJoCo's (type, id) segmentation."""
