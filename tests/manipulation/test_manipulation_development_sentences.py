@@ -1,7 +1,9 @@
 """The goal parser's development sentences over LIBERO-90 scenes (issue 32), each file written before
 the code it drove: objects alike in name told apart by where they stand
 (``object_relations_dev.yaml``) and kitchen fixtures that open, close and switch
-(``kitchen_goals_dev.yaml``). The unseen suites' wording was not read."""
+(``kitchen_goals_dev.yaml``); and over the robosuite scenes, wordings people use that the language
+tasks' development file lacks (``robosuite_wordings_dev.yaml``). The unseen suites' wording and the
+held-out language tasks were not read."""
 
 from __future__ import annotations
 
@@ -12,8 +14,10 @@ import pytest
 import yaml
 
 from treebrain.manipulation.bddl import bddl_root, load_suite
-from treebrain.manipulation.goal_parser import parse_goal_text
+from treebrain.manipulation.goal_parser import GoalParse, parse_goal_text
+from treebrain.manipulation.grounding import load_object_words
 from treebrain.manipulation.symbolic import Scene
+from treebrain.manipulation.tasks import load_tasks
 
 DATA = Path(__file__).parent / "data"
 DEV = [
@@ -22,6 +26,9 @@ DEV = [
     for case in yaml.safe_load((DATA / name).read_text(encoding="utf-8"))
 ]
 ROOT = bddl_root()
+CONFIG = Path(__file__).resolve().parents[2] / "config" / "manipulation"
+WORDINGS = yaml.safe_load((DATA / "robosuite_wordings_dev.yaml").read_text(encoding="utf-8"))
+ROBOSUITE_TASKS = {"pickplace": "PickPlace", "pickplacecan": "PickPlaceCan", "stack": "Stack"}
 
 
 @pytest.fixture(scope="module")
@@ -34,7 +41,33 @@ def scenes() -> dict[str, Scene]:
 @pytest.mark.skipif(ROOT is None, reason="LIBERO's task files need the sim extra")
 @pytest.mark.parametrize("case", DEV, ids=[case["text"] for case in DEV])
 def test_development_sentences(case: dict[str, Any], scenes: dict[str, Scene]) -> None:
-    parse = parse_goal_text(case["text"], scenes[case["scene"]])
+    check_answer(parse_goal_text(case["text"], scenes[case["scene"]]), case)
+
+
+def robosuite_scene(name: str) -> Scene:
+    """A robosuite scene at its start: every object in the source bin (PickPlace) or on the table."""
+    spec = load_tasks(CONFIG / "tasks.yaml").task(ROBOSUITE_TASKS[name])
+    start = "table" if name == "stack" else "source_bin"
+    return Scene(
+        objects=tuple(spec.objects),
+        regions=tuple(spec.regions),
+        descriptions={
+            place: region.description for place, region in spec.regions.items() if region.description
+        },
+        inside=dict.fromkeys(spec.objects, start),
+        footprints=spec.footprints(),
+    )
+
+
+@pytest.mark.parametrize("case", WORDINGS, ids=[case["text"] for case in WORDINGS])
+def test_robosuite_wordings(case: dict[str, Any]) -> None:
+    nouns = load_object_words(CONFIG / "object_words.yaml")
+    check_answer(parse_goal_text(case["text"], robosuite_scene(case["scene"]), nouns), case)
+
+
+def check_answer(parse: GoalParse, case: dict[str, Any]) -> None:
+    """The parse is the case's goal, a question containing its `ask` or a refusal containing its
+    `refuse`."""
     if "goal" in case:
         assert (parse.goal, parse.question, parse.refusal) == (case["goal"], "", "")
     elif "ask" in case:

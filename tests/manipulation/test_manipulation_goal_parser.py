@@ -11,7 +11,7 @@ import pytest
 
 from treebrain.llm.schema_check import validate as schema_errors
 from treebrain.manipulation.bddl import bddl_root, load_suite
-from treebrain.manipulation.goal_parser import clauses, name_words, parse_goal_text
+from treebrain.manipulation.goal_parser import clauses, name_words, one_slip, parse_goal_text, respelled
 from treebrain.manipulation.goal_prompt import goal_schema, judge_goal_answer
 from treebrain.manipulation.grounding import load_object_words
 from treebrain.manipulation.libero_planning import score_goal_grounding
@@ -269,6 +269,41 @@ def test_clauses_split_before_a_verb_only() -> None:
     assert clauses("put the yellow and white mug on the plate") == [
         "put the yellow and white mug on the plate"
     ]
+
+
+def test_sentences_and_arrows_split_and_a_courtesy_alone_is_no_clause() -> None:
+    assert clauses("Take the mug. Put it on the plate!") == ["take the mug", "put it on the plate"]
+    assert clauses("teapot -> box") == ["teapot to box"]
+    assert parse_goal_text("put the teapot in the box. Thanks!", KITCHEN).goal == [
+        "In(teapot_1, tidy_box_1_contain_region)"
+    ]
+
+
+def test_one_typing_slip_is_a_letter_left_out_added_changed_or_two_swapped() -> None:
+    assert all(one_slip(typed, "teapot") for typed in ("teapt", "teapoot", "teapit", "taepot"))
+    assert not one_slip("teapot", "teapot") and not one_slip("reapot", "teapot")  # the first letter kept
+    assert not one_slip("tepoat", "teapot") and not one_slip("tpt", "teapot")
+
+
+def test_a_slip_is_spelt_as_the_scene_does_and_a_slip_two_words_fit_is_a_question() -> None:
+    assert respelled("put the teapt in the bx", KITCHEN) == ("put the teapot in the bx", "")
+    assert respelled("cubeA over the table", KITCHEN) == ("cubeA over the table", "")  # names and words kept
+    assert respelled("put the mg on the plate", KITCHEN)[0] == "put the mg on the plate"  # too short to tell
+    torn = Scene(objects=("mash_1", "mast_1"), regions=())
+    assert "mash or mast" in respelled("put the masp away", torn)[1]
+
+
+def test_words_said_for_the_scenes_and_placings_said_without_a_verb() -> None:
+    assert parse_goal_text("the teapot should be placed in the box", KITCHEN).goal == [
+        "In(teapot_1, tidy_box_1_contain_region)"
+    ]
+    assert parse_goal_text("I'd rather the blue mug were on the right plate", KITCHEN).goal == [
+        "On(blue_mug_1, green_plate_2)"
+    ]
+    assert parse_goal_text("teapot → box", KITCHEN).goal == ["On(teapot_1, tidy_box_1_contain_region)"]
+    assert "which object" in parse_goal_text("it -> the box", KITCHEN).question
+    twice = parse_goal_text("put the teapot in the box; the teapot must end up on the left plate", KITCHEN)
+    assert "two places" in twice.refusal
 
 
 def test_names_are_read_as_words_with_their_synonyms() -> None:
