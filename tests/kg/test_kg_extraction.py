@@ -97,6 +97,12 @@ T, P, M = UpdateType.TAKE, UpdateType.PLACE, UpdateType.MODIFY_STATE
         ),
         ("fill bowl with water", {"verb_type": M, "food": "bowl", "location": None}),
         ("cut bread with knife", {"verb_type": M, "food": "bread", "location": None}),
+        # a general noun names a food known by its own name; a dish, the foods it is made of
+        ("mix ingredients", {"food": "ingredient", "general": True, "made_of": ()}),
+        ("scoop food", {"food": "food", "general": True}),
+        ("turn omelette", {"food": "omelette", "general": False, "made_of": ("egg",)}),
+        ("knead dough", {"made_of": ("ingredient", "mixture")}),
+        ("stir rice", {"general": False, "made_of": ()}),
     ],
 )
 def test_extraction(vocabulary: Vocabulary, text: str, expected: dict[str, Any]) -> None:

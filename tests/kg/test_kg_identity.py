@@ -211,3 +211,41 @@ def test_food_put_down_unsaid_then_turned_is_in_the_pan_on_the_hob(kitchen: Kitc
 def test_a_cooking_verb_leaves_a_thing_put_at_a_said_place_there(kitchen: KitchenConfig) -> None:
     kg = _run(kitchen, "take pan", "put pan on hob", "take bottle", "put bottle on counter", "turn bottle")
     assert _places(kg, "bottle") == ["at counter (zone_counter_1)"]
+
+
+def test_a_general_noun_names_the_food_worked_on_last(kitchen: KitchenConfig) -> None:
+    kg = _run(
+        kitchen,
+        "stir rice",
+        "spoon rice into the lunch box",
+        "take saucepan",
+        "scoop food",
+        "spoon food",
+    )
+    assert kg.foods_named("food") == []
+    assert len(kg.foods_named("rice")) == 1
+    # spooned while the saucepan is held: out of it, not into it
+    assert _places(kg, "rice")[0].startswith("in lunch box")
+
+
+def test_a_general_noun_with_no_food_worked_on_is_a_thing_of_its_own(kitchen: KitchenConfig) -> None:
+    kg = _run(kitchen, "take oil", "put down oil", "take pan", "put food in plate")
+    assert [place.split(" (")[0] for place in _places(kg, "food")] == ["in plate"]
+    assert not _places(kg, "oil")[0].startswith("in plate")
+
+
+def test_a_dish_is_the_food_it_is_made_of(kitchen: KitchenConfig) -> None:
+    kg = _run(
+        kitchen,
+        "take eggs",
+        "whisk eggs",
+        "pour eggs into pan",
+        "flip omelette",
+        "put cheese in omelette",
+        "slide omelette onto plate",
+    )
+    assert kg.foods_named("omelette") == []
+    assert _places(kg, "egg")[0].startswith("in plate")
+    assert _places(kg, "cheese")[0].startswith("in egg")
+    kg = _run(kitchen, "mix ingredients", "knead dough", "knead dough")
+    assert kg.foods_named("dough") == [] and len(kg.foods_named("ingredient")) == 1

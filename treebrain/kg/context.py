@@ -79,9 +79,15 @@ def cooking_pan(kg: KitchenGraph, vocabulary: Vocabulary, cooked: str) -> str | 
 
 def last_container(kg: KitchenGraph, vocabulary: Vocabulary, poured: str) -> str | None:
     """The container object (``containers`` in nouns.yaml) handled last, other than the thing
-    poured and what it is in: where "pour oil" with no place pours it."""
+    poured, what it is in and one held (what is spooned while a saucepan is held comes out of it):
+    where "pour oil" with no place pours it."""
     newest = (kg.foods_similar(noun, limit=2, exclude={poured}) for noun in vocabulary.containers)
-    candidates = [food_id for found in newest for food_id in found if not kg.contains(poured, food_id)]
+    candidates = [
+        food_id
+        for found in newest
+        for food_id in found
+        if not kg.contains(poured, food_id) and kg.hand_of(food_id) is None
+    ]
     return max(candidates, key=kg.last_seen, default=None)
 
 

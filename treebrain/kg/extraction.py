@@ -90,6 +90,7 @@ def extract_entities(text: str, vocabulary: Vocabulary) -> Extraction:
         # "season chicken breast with oil": a portion of the oil goes onto the chicken
         location, role, target = target.name, "destination", dressing
         verb_type, also = UpdateType.PLACE, ()
+    noun = singular_phrase(target.name) if target.kind == "food" and target.name else ""
     if target.kind == "zone" and verb_type is UpdateType.PLACE:
         # "put in dishwasher" (the class file's verb "put in"): the zone is where the held thing goes
         location, role, target = target.name, "destination", _Object("unknown")
@@ -112,6 +113,8 @@ def extract_entities(text: str, vocabulary: Vocabulary) -> Extraction:
         new_instance=_mentions_new_instance(tokens, vocabulary),
         target_kind=target.kind,
         also=tuple(name for name in also if name != target.name),
+        general=noun in vocabulary.general_foods,
+        made_of=vocabulary.made_of.get(noun, ()),
     )
 
 

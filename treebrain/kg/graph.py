@@ -19,6 +19,7 @@ inside itself); deciding what to do when a narration would break one is the exec
 from __future__ import annotations
 
 import bisect
+import heapq
 from collections.abc import Collection, Iterator
 from typing import Any
 
@@ -169,6 +170,11 @@ class KitchenGraph:
         """Foods whose canonical name is that of `name` (synonyms folded), most recently seen first."""
         return _newest(self._by_name.get(self.names.canonical(name), []), limit, exclude)
 
+    def foods_named_any(self, names: Collection[str], limit: int, exclude: Collection[str] = ()) -> list[str]:
+        """Foods named by any of `names` (a dish's ingredients), most recently seen first."""
+        found = {food_id for name in names for food_id in self.foods_named(name, limit, exclude)}
+        return sorted(found, key=self.last_seen, reverse=True)[:limit]
+
     def foods_similar(self, name: str, limit: int | None = None, exclude: Collection[str] = ()) -> list[str]:
         """Foods sharing the head noun of `name` (a looser match), most recently seen first; not one
         whose other words differ ("tray" finds the baking tray; "cheese package" is no bread package)."""
@@ -233,6 +239,10 @@ class KitchenGraph:
     def last_seen(self, food_id: str) -> float:
         seen: float = self.graph.nodes[food_id]["last_seen"]
         return seen
+
+    def newest_foods(self, limit: int) -> list[str]:
+        """The `limit` foods seen last, newest first (a scan: only for the rare general noun)."""
+        return heapq.nlargest(limit, self.food_ids(), key=self.last_seen)
 
     def last_handled(self) -> str | None:
         """The food the latest narration was about (after a reload: the one seen last)."""

@@ -155,6 +155,9 @@ class Extraction(Frozen):
     where the narration says ("tear lettuce into bowl"); `pours`, that it does so when the object is
     inside another one ("pour eggs into pan": out of the bowl). `also` names the further objects a
     conjunction adds ("take spoon and fork": the fork), which the verb moves the same way.
+    `general` says the object is a general noun ("food", "ingredients") that names a food known by
+    its own name, not a new thing; `made_of`, for a dish ("omelette"), the foods it is made from
+    (the eggs): the dish is that food, cooked, not a new thing.
     """
 
     verb: str | None = None
@@ -173,6 +176,8 @@ class Extraction(Frozen):
     new_instance: bool = False
     target_kind: TargetKind = "unknown"
     also: tuple[str, ...] = ()
+    general: bool = False
+    made_of: tuple[str, ...] = ()
 
 
 class Destination(Frozen):

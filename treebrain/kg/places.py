@@ -2,15 +2,15 @@
 
 "put the knife on the plate" puts the knife on the plate *object*: a phrase the zone list does not
 know is looked up among the objects by name (synonyms folded), then by head noun ("tray" finds the
-baking tray; the newest one not shut in a closed fridge or cupboard), and only then created as a new
-object of that name. So a thing is never both a zone
+baking tray; the newest one not shut in a closed fridge or cupboard), a dish by what it is made of
+("in omelette": the eggs, ``made_of``), and only then created as a new object of that name. So a thing is never both a zone
 and an object, and "pan" and "frying pan" are one node.
 """
 
 from __future__ import annotations
 
 from treebrain.kg.graph import KitchenGraph
-from treebrain.kg.names import normalise_phrase, said_name
+from treebrain.kg.names import normalise_phrase, said_name, singular_phrase
 from treebrain.kg.retrieval import CLOSED_STATE
 from treebrain.kg.vocabulary import Vocabulary
 
@@ -40,7 +40,11 @@ class PlaceResolver:
             if zone[0] in self.vocabulary.work_surfaces:
                 kg.name_work_zone(zone_id)
             return zone_id
-        existing = kg.foods_named(text, limit=CANDIDATES) or kg.foods_similar(text, limit=CANDIDATES)
+        existing = (
+            kg.foods_named(text, limit=CANDIDATES)
+            or kg.foods_named_any(self._made_of(text), limit=CANDIDATES)
+            or kg.foods_similar(text, limit=CANDIDATES)
+        )
         if existing:
             closed = set(kg.zones_in_state(CLOSED_STATE))
             reachable = [food_id for food_id in existing if kg.zone_of(food_id) not in closed]
@@ -49,6 +53,10 @@ class PlaceResolver:
         food_id = kg.add_food(name, said=said_name(text), seen_at=self.seen_at)
         self.created.append(food_id)
         return food_id
+
+    def _made_of(self, text: str) -> tuple[str, ...]:
+        """What a dish named as a place is made of ("in omelette": the eggs)."""
+        return self.vocabulary.made_of.get(singular_phrase(normalise_phrase(text)), ())
 
 
 #: Words an answer uses for "no particular place": in a hand, or not known.

@@ -34,6 +34,9 @@ class Retrieval(Frozen):
     loose: FoodView | None = Field(
         None, description="with nothing held: the thing handled last, when it is at no known place"
     )
+    recent: tuple[FoodView, ...] = Field(
+        (), description="for a general noun no node is named by: the things seen last, newest first"
+    )
 
     def matching(self) -> tuple[FoodView, ...]:
         """Candidates found by name (exact or similar), not merely because they are held."""
@@ -64,17 +67,24 @@ def retrieve_candidates(
     match: MatchKind = "name"
     held_matching = [food.food_id for food in held if kg.name_keys(food.food_id)[0] == canonical]
     others = kg.foods_named(extraction.food, limit=limits.candidates, exclude=held_ids)
+    if not held_matching and not others and extraction.made_of:
+        # "cook omelette" after "stir eggs": the dish is the eggs, cooked
+        held_matching = [food.food_id for food in held if kg.name_keys(food.food_id)[0] in extraction.made_of]
+        others = kg.foods_named_any(extraction.made_of, limit=limits.candidates, exclude=held_ids)
     if not held_matching and not others:
         match = "similar"
         held_matching = [food.food_id for food in held if kg.name_keys(food.food_id)[1] == head]
         others = kg.foods_similar(extraction.food, limit=limits.candidates, exclude=held_ids)
     in_hand = sorted(held_matching, key=lambda food_id: -kg.last_seen(food_id))
     chosen = (in_hand + others)[: limits.candidates]
+    unnamed = extraction.general and not chosen
+    newest = kg.newest_foods(limits.candidates) if unnamed else []
     return Retrieval(
         candidates=tuple(kg.view(food_id, recent, match) for food_id in chosen),
         held=held,
         closed_zones=closed,
         last_handled=last_handled,
+        recent=tuple(kg.view(food_id, recent) for food_id in newest),
     )
 
 

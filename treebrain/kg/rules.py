@@ -130,6 +130,8 @@ def _target(
     away is not the one taken next ("throw away plate ... take plate" takes another plate)."""
     if extraction.new_instance:
         return None
+    if extraction.general and not retrieval.matching():
+        return _worked_food(retrieval, vocabulary)
     matching = retrieval.matching()
     if extraction.verb_type is UpdateType.TAKE:
         matching = tuple(food for food in matching if _may_be_taken(food, extraction, retrieval, vocabulary))
@@ -154,6 +156,21 @@ def _target(
             f"{len(options)} nodes could be the {extraction.food} ({ids}); chose {options[0].food_id}"
         )
     return options[0]
+
+
+def _worked_food(retrieval: Retrieval, vocabulary: Vocabulary) -> FoodView | None:
+    """The food a general noun names ("stir rice ... scoop food"): the one seen last that a verb done
+    to food alone (``food_only``: stir, spoon, knead) was done to lately; None when there is none
+    (the general noun is then a thing of its own, as "put food in plate" with nothing cooked said)."""
+    for food in retrieval.recent:
+        if any(_food_only(interaction.action, vocabulary) for interaction in food.recent):
+            return food
+    return None
+
+
+def _food_only(verb: str, vocabulary: Vocabulary) -> bool:
+    entry = vocabulary.verbs.get(verb)
+    return entry is not None and entry.food_only
 
 
 def _named_place(extraction: Extraction) -> str | None:

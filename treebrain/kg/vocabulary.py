@@ -32,7 +32,8 @@ class VerbEntry(Frozen):
     where it was taken from (`back`: "put back milk") or to the zone the verb implies (`to`: "throw
     away" -> bin); `prepares`: a verb done to a thing before it goes into a pan or jug (cut, open),
     so done to one just put into a container it is done to the next one (the rest of the celery);
-    `cooks`: a verb done to food cooking in a pan (fry, flip), so a thing at no said place is in it."""
+    `cooks`: a verb done to food cooking in a pan (fry, flip), so a thing at no said place is in it;
+    `food_only`: a verb done to food alone (stir, knead), so what it was done to is a food."""
 
     verb: str = Field(min_length=1)
     type: UpdateType
@@ -43,6 +44,7 @@ class VerbEntry(Frozen):
     to: str | None = None
     prepares: bool = False
     cooks: bool = False
+    food_only: bool = False
 
 
 class VerbsFile(Frozen):
@@ -103,6 +105,8 @@ class NounsFile(Frozen):
     covers: list[str] = []
     cookware: list[str] = []
     portions: list[str] = []
+    general_foods: list[str] = []
+    made_of: dict[str, list[str]] = {}
     max_words: int = Field(default=4, ge=1, le=8)
     max_narration_words: int = Field(default=40, ge=1)
 
@@ -187,6 +191,10 @@ class Vocabulary:
         self.covers = frozenset(singular_phrase(normalise_phrase(word)) for word in nouns.covers)
         self.cookware = frozenset(singular_phrase(normalise_phrase(word)) for word in nouns.cookware)
         self.portions = frozenset(singular_phrase(normalise_phrase(word)) for word in nouns.portions)
+        self.general_foods = frozenset(_singular(word) for word in nouns.general_foods)
+        self.made_of = {
+            _singular(dish): tuple(map(_singular, foods)) for dish, foods in nouns.made_of.items()
+        }
         self.max_words = nouns.max_words
         self.max_narration_words = nouns.max_narration_words
         every_phrase = (
@@ -248,6 +256,10 @@ def _fold_classes(
         if entry is not None:
             for word in instances:
                 verbs.setdefault(word, entry)
+
+
+def _singular(word: str) -> str:
+    return singular_phrase(normalise_phrase(word))
 
 
 def _type_key(text: str) -> str:
