@@ -68,8 +68,11 @@ def _serve(recording: Recording, host: str, port: int, query: str, open_browser:
     return server
 
 
-def _wait_for_interrupt() -> None:
+def _wait_for_interrupt(message: str) -> None:
+    """Say `message` and wait for Ctrl-C; a Ctrl-C that comes the moment the message is read is
+    the awaited one too, not an interrupt of the run's ending."""
     with contextlib.suppress(KeyboardInterrupt):
+        print(message, file=sys.stderr, flush=True)
         threading.Event().wait()
 
 
@@ -198,8 +201,7 @@ class RunSession:
         """After the run: keep the viewer up until Ctrl-C (unless the run itself was interrupted)."""
         if self.viewer is not None:
             if not interrupted:
-                print(f"run finished; the viewer stays at {self.viewer.url} until Ctrl-C", file=sys.stderr)
-                _wait_for_interrupt()
+                _wait_for_interrupt(f"run finished; the viewer stays at {self.viewer.url} until Ctrl-C")
             self.viewer.app.recording.close()
             self.viewer.stop()
             self.viewer = None
@@ -283,8 +285,7 @@ def _serve_until_interrupt(args: argparse.Namespace, query: str) -> int:
         server = _serve(recording, args.host, args.port, query, args.open)
         if server is None:
             return EXIT_BAD_INPUT
-        print("Ctrl-C to stop", file=sys.stderr)
-        _wait_for_interrupt()
+        _wait_for_interrupt("Ctrl-C to stop")
         server.stop()
     return EXIT_OK
 
