@@ -50,22 +50,41 @@ def listener() -> Iterator[Listener]:
     node.close()
 
 
+def commanded(listener: Listener, battery: Any, commands: list[Any], level: float, speed: float) -> bool:
+    """Publish the battery `level` until the robot's last command is `speed` (at most 20 s).
+
+    A robot publishes a command only when its speed changes, so a command seen after a battery
+    change proves that its publisher and the listener found each other."""
+    from std_msgs.msg import Float64
+
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and not (commands and commands[-1].linear.x == speed):
+        battery.publish(Float64(data=level))
+        listener.spin(lambda: False, 0.2)
+    return bool(commands) and commands[-1].linear.x == speed
+
+
 def test_sigterm_stops_one_robot_and_leaves_the_other_running(
     patrol: Callable[[str], Path], processes: Callable[..., Process], listener: Listener
 ) -> None:
     from geometry_msgs.msg import Twist
     from py_trees_ros_interfaces.msg import BehaviourTree
+    from std_msgs.msg import Float64
 
     alpha_commands = listener.record("/alpha/cmd_vel", Twist)
+    alpha_battery = listener.node.create_publisher(Float64, "/alpha/battery", 10)
     beta_snapshots = listener.record("/beta/tree/snapshots", BehaviourTree)
     alpha = run_robot(processes, patrol("alpha"))
     beta = run_robot(processes, patrol("beta"))
     assert listener.spin(lambda: len(beta_snapshots) > 0, 20.0), beta.stderr
     robots = {("tree", "/alpha"), ("tree", "/beta")}
     assert listener.spin(lambda: robots <= set(listener.node.get_node_names_and_namespaces()), 10.0)
+    assert commanded(listener, alpha_battery, alpha_commands, level=0.1, speed=0.0), alpha.stderr
+    assert commanded(listener, alpha_battery, alpha_commands, level=1.0, speed=0.5), alpha.stderr
+    driving = len(alpha_commands)
 
     assert alpha.terminate() == 143  # SIGTERM: the tree halted, the run reported as interrupted
-    assert listener.spin(lambda: any(command.linear.x == 0.0 for command in alpha_commands), 5.0)
+    assert listener.spin(lambda: len(alpha_commands) > driving, 5.0)
     assert alpha_commands[-1].linear.x == 0.0  # the stop value is the last word
     seen = len(beta_snapshots)
     assert listener.spin(lambda: len(beta_snapshots) > seen, 10.0)  # beta keeps publishing
@@ -82,11 +101,8 @@ def test_a_sensor_published_by_another_process_changes_what_the_robot_does(
     battery = listener.node.create_publisher(Float64, "/patrol/battery", 10)
     robot = run_robot(processes, patrol("patrol"))
     assert listener.spin(lambda: battery.get_subscription_count() > 0, 20.0), robot.stderr
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline and not any(c.linear.x == 0.0 for c in commands):
-        battery.publish(Float64(data=0.1))
-        listener.spin(lambda: False, 0.2)
-    assert commands and commands[-1].linear.x == 0.0  # low battery: the dock branch stopped it
+    # low battery: the dock branch stopped it
+    assert commanded(listener, battery, commands, level=0.1, speed=0.0)
     assert robot.popen.poll() is None
 
 
