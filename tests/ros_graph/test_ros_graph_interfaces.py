@@ -25,8 +25,8 @@ def type_hashes(prefix: Path) -> dict[str, str]:
 
 
 def test_the_interfaces_we_build_hash_like_the_upstream_definitions() -> None:
-    # the upstream package is built once into its own prefix inside the environment (a stamp
-    # file skips the minute-long build on later runs)
+    # make ros builds the upstream package into its own prefix inside the environment; its stamp
+    # makes this call instant (it builds here only when the tests run without make ros)
     upstream = Path(sys.prefix) / "ros-conformance"
     build(CLIENT_INTERFACES, upstream)
     ours, theirs = type_hashes(Path(sys.prefix)), type_hashes(upstream)
