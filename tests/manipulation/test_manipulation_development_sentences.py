@@ -1,7 +1,9 @@
 """The goal parser's development sentences over LIBERO-90 scenes (issue 32), each file written before
 the code it drove: objects alike in name told apart by where they stand
-(``object_relations_dev.yaml``) and kitchen fixtures that open, close and switch
-(``kitchen_goals_dev.yaml``); and over the robosuite scenes, wordings people use that the language
+(``object_relations_dev.yaml``), kitchen fixtures that open, close and switch
+(``kitchen_goals_dev.yaml``) and goals about fixtures and relations beside them
+(``fixture_relations_dev.yaml``) and wording kinds the others lack, with words no reading explains
+asked about (``wording_kinds_dev.yaml``); and over the robosuite scenes, wordings people use that the language
 tasks' development file lacks (``robosuite_wordings_dev.yaml``). The unseen suites' wording and the
 held-out language tasks were not read."""
 
@@ -22,7 +24,12 @@ from treebrain.manipulation.tasks import load_tasks
 DATA = Path(__file__).parent / "data"
 DEV = [
     case
-    for name in ("object_relations_dev.yaml", "kitchen_goals_dev.yaml")
+    for name in (
+        "object_relations_dev.yaml",
+        "kitchen_goals_dev.yaml",
+        "fixture_relations_dev.yaml",
+        "wording_kinds_dev.yaml",
+    )
     for case in yaml.safe_load((DATA / name).read_text(encoding="utf-8"))
 ]
 ROOT = bddl_root()

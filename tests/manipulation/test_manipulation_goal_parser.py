@@ -351,3 +351,39 @@ def test_a_models_goal_is_judged_like_every_goal() -> None:
     assert issues == [] and asked.question.startswith("which plate")
     assert judge_goal_answer("", {"decision": {"refuse": "]["}}, KITCHEN)[1]
     assert judge_goal_answer("", {"steps": []}, KITCHEN)[1]
+
+
+def test_a_word_no_reading_explains_is_asked_about_not_dropped() -> None:
+    # the goal read without the word may not be the one asked for: the word is named in a question
+    for said, word in (
+        ("put the teapot in the big box", "big"),
+        ("put the teapot in the box and boil some water", "boil some water"),
+        ("put the red mug on the left plate upside down", "upside"),
+    ):
+        parse = parse_goal_text(said, KITCHEN)
+        assert not parse.goal and f"'{word}'" in parse.question, parse
+    # manner, order and courtesy ask for nothing of their own; what an object comes in names it
+    assert parse_goal_text("first, gently put the teapot in the box too, thanks", KITCHEN).goal == [
+        "In(teapot_1, tidy_box_1_contain_region)"
+    ]
+    assert parse_goal_text("put the teapot jar in the box", KITCHEN).goal == [
+        "In(teapot_1, tidy_box_1_contain_region)"
+    ]
+
+
+def test_a_known_noun_before_a_word_read_describes_it() -> None:
+    # "a tea pot"-like compounds: a noun of the object words before the word the reading used
+    assert parse_goal_text("put the coffee mug in the box", KITCHEN).question  # two mugs still
+    assert parse_goal_text("put the red coffee mug in the box", KITCHEN, NOUNS).goal == [
+        "In(red_mug_1, tidy_box_1_contain_region)"
+    ]
+    assert "'big'" in parse_goal_text("put the big red mug in the box", KITCHEN, NOUNS).question
+
+
+def test_where_an_object_is_taken_from_must_be_where_it_is() -> None:
+    standing = KITCHEN.model_copy(update={"inside": {"teapot_1": "counter_table_teapot_init_region"}})
+    assert parse_goal_text("take the teapot from the table and put it in the box", standing).goal == [
+        "In(teapot_1, tidy_box_1_contain_region)"
+    ]
+    refused = parse_goal_text("take the teapot out of the box and put it on the left plate", standing)
+    assert "teapot_1 is not on or in 'the box'" in refused.refusal and not refused.goal

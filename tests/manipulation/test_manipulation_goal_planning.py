@@ -17,6 +17,7 @@ from treebrain.manipulation.goal_planning import (
     goal_refusal,
     parse_goal,
     search_refusal,
+    with_goal_fixtures,
     with_lifts,
 )
 from treebrain.manipulation.libero_planning import reference_plan
@@ -126,3 +127,41 @@ def test_a_goal_no_sequence_reaches_is_unsolvable() -> None:
     scene = SCENE.model_copy(update={"skill_set": "robosuite", "fixtures": ("cabinet_1_top_region",)})
     result = solve(planning_problem(scene, [("in", "bowl_1", "cabinet_1_top_region")]), "pyperplan", 10)
     assert result.status == "unsolvable"
+
+
+@pytest.mark.skipif(not HAS_PLANNER, reason="needs the plan extra and LIBERO's task files")
+def test_a_drawer_the_task_file_leaves_unnamed_is_opened_and_filled() -> None:
+    from treebrain.manipulation.task_planner import solve
+
+    assert ROOT is not None
+    task = next(
+        t for t in load_suite("90", ROOT) if t.name == "KITCHEN_SCENE1_put_the_black_bowl_on_the_plate"
+    )
+    drawer = "wooden_cabinet_1_middle_region"
+    goal = parse_goal([f"Open({drawer})", f"In(akita_black_bowl_1, {drawer})"])
+    assert drawer not in task.scene().fixtures
+    assert "can be opened" in goal_refusal(goal, task.scene())  # before: refused, nothing planned
+    scene = with_goal_fixtures(goal, task.scene())
+    assert goal_refusal(goal, scene) == "" and drawer in scene.closed
+    closing = parse_goal([f"Close({drawer})"])
+    assert goal_met(closing, with_goal_fixtures(closing, task.scene()))  # it starts closed: nothing to do
+    result = solve(planning_problem(scene, goal_atoms(goal)), "pyperplan", 10)
+    steps = with_lifts(result.steps, scene)
+    state, failure = simulate(steps, scene)
+    assert failure is None and all(goal_holds(predicate, state) for predicate in goal)
+    assert steps[0] == {"skill": "open", "args": {"target": drawer}}
+
+
+@pytest.mark.skipif(not HAS_PLANNER, reason="needs the plan extra")
+def test_a_closed_drawer_of_an_open_cabinet_is_opened_before_anything_goes_in() -> None:
+    from treebrain.manipulation.task_planner import solve
+
+    # two enclosures (the cabinet, its drawer): each enclosure parameter is its own one, so the
+    # cabinet named twice cannot stand in for the closed drawer
+    scene = SCENE.model_copy(update={"fixtures": ("cabinet_1", "cabinet_1_top_region")})
+    goal = parse_goal(["In(bowl_1, cabinet_1_top_region)"])
+    result = solve(planning_problem(scene, goal_atoms(goal)), "pyperplan", 10)
+    steps = with_lifts(result.steps, scene)
+    state, failure = simulate(steps, scene)
+    assert failure is None and goal_holds(goal[0], state)
+    assert steps[0] == {"skill": "open", "args": {"target": "cabinet_1_top_region"}}

@@ -152,12 +152,13 @@ def test_grounding_skips_task_files_that_place_nothing() -> None:
 
 @needs_libero
 def test_eval_grounding_of_whole_goals_offline_covers_every_task_file(tmp_path: Path) -> None:
-    document = evaluate("grounding", tmp_path, "goal", 3, robot="config/robots/libero_goal_grounding.yaml")
+    # on the development suite: what the parser answers on an unseen one is reported, not asserted
+    document = evaluate("grounding", tmp_path, "90", 3, robot="config/robots/libero_goal_grounding.yaml")
     cases = document["cases"]
     assert len(cases) == 3  # the articulation tasks too, not only placings
-    opened = cases[0]["detail"]
-    assert opened["goal"] == ["Open(wooden_cabinet_1_middle_region)"] and opened["correct"]
-    assert document["summary"]["suite"]["suites"]["goal"]["tokens"] == 0
+    closed = cases[0]["detail"]
+    assert closed["goal"] == ["Close(wooden_cabinet_1_top_region)"] and closed["correct"]
+    assert document["summary"]["suite"]["suites"]["90"]["tokens"] == 0
 
 
 @pytest.mark.slow

@@ -34,13 +34,27 @@ How a task is read:
   plate and the ramekin", "next to the tray", "behind the pudding", "on the cabinet": what it stands
   on) or a position alone ("on the left", "at the front", "in the middle"), which the names of the
   places they start in answer first; two that fit equally are a question;
+- fixtures are named by their own words or their parts' ("the burner" is the stove); a thing with
+  parts is put in or on one of them ("in the rack": its top region), "on" furniture on its top side;
+  "the open drawer" is the one open, "the drawer" alone the one just named or the only one open, a
+  cabinet of several drawers is asked about; beside a thing ("behind the mug") is a region of the
+  table on that side where the scene has such regions, never the thing itself (none: a refusal);
 - what not to do ("don't put ...", "the bread should not go ...") asks for nothing, what not to move
   ("don't touch the milk", "keep it where it is") must stay, and a task asking only for what cannot
   be (the thing on itself, in both of two places or put at one and then another, under what has
   no bottom, a place or colour the scene lacks, two things each on the other) is refused.
 
 Every choice is scored; a close second is a question naming both, a phrase that matches nothing a
-refusal. Developed on LIBERO-90's wording, the development file of the robosuite language tasks
+refusal. Every word must be accounted for (:mod:`explained_words`): each choice records the words it
+was made from, the clause patterns read their own, and a word left over that is not filler ("the
+big plate", "... and cook an egg", "upside down") makes the answer a question naming it, never a
+goal read without it. Words that came to be read so: what an object comes in ("the cereal box", "a
+loaf of bread"), a known noun before a word read ("the soda can"), a door of what opens, where a
+thing is taken from ("off the microwave", "out of the caddy": it must be there), where it stands
+now ("the bowl on the microwave onto the plate"), a thing named before the clause that calls it
+"it" ("the plate: put the bowl on it"), a place by what is done there ("where you cook"), order and
+manner words (first, then, before you, gently, too), and "not the red one" / "not in the drawer"
+(one object left, or a refusal when the place chosen is the one refused). Developed on LIBERO-90's wording, the development file of the robosuite language tasks
 and development sentences of our own only (docs/manipulation.md reports the other suites and the held-out file as unseen).
 """
 
@@ -52,6 +66,7 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ConfigDict
 
+from treebrain.manipulation.explained_words import accounting, explain, unexplained
 from treebrain.manipulation.grounding import absent_refusal, absent_things
 from treebrain.manipulation.place_relations import (
     CAMERA_VIEW,
@@ -77,7 +92,7 @@ ARTICULATIONS = {
 }
 PLACING_VERBS = (
     "put", "place", "stack", "move", "set", "drop", "bring", "transfer", "leave", "insert", "sort",
-    "push", "slide", "stick", "pop",
+    "push", "slide", "stick", "pop", "store", "stow",
 )  # fmt: skip
 PICKING = ("pick up", "pick", "grab", "take", "lift", "get")
 POSITIONS = frozenset(
@@ -99,10 +114,13 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "mug": ("cup",),
     "pot": ("moka",),
     "shelf": ("cabinet", "shelves"),
+    "rack": ("shelf",),
+    "stove": ("cooker", "hob"),
+    "microwave": ("oven",),
     "cabinet": ("cupboard",),
 }
 """A name's word → other words people use for it (a general English list, not one scene's)."""
-SAID_FOR = {"section": "compartment", "slot": "compartment", "tin": "can"}
+SAID_FOR = {"section": "compartment", "slot": "compartment", "spot": "compartment", "tin": "can"}
 """Words people say for a scene's word where the scene has no word of their own ("the tin", British
 for the can): read as the scene's word (not a synonym of its names, whose extra words would cost
 every place named so in the scoring)."""
@@ -205,8 +223,9 @@ def parse_goal_text(task: str, scene: Scene, nouns: Collection[str] = ()) -> Goa
         return GoalParse(task=task, refusal=absent_refusal(absent))
     reading = _Reading()
     try:
-        for clause in clauses(said):
-            _read_clause(clause, scene, reading)
+        with accounting() as used:
+            for clause in clauses(said):
+                _read_clause(clause, scene, reading)
     except _Unsure as unsure:
         said = str(unsure)
         return GoalParse(task=task, question=said) if unsure.ask else GoalParse(task=task, refusal=said)
@@ -225,12 +244,29 @@ def parse_goal_text(task: str, scene: Scene, nouns: Collection[str] = ()) -> Goa
     moved = sorted(reading.kept & {predicate_arguments(role.predicate)[0] for role in reading.roles})
     if moved:
         return GoalParse(task=task, refusal=f"{moved[0]} is to stay where it is, but the task moves it")
+    left = unexplained(_modifiers_read(words_of(said), used, nouns), used, GRAMMAR)
+    if left:
+        read = ", ".join(role.predicate for role in reading.roles)
+        return GoalParse(
+            task=task,
+            question=f"what do '{' '.join(left)}' ask for? I read {read} without them",
+        )
     # one thing put at one place twice ("in the bin ...; it goes to the bin") is one goal: On and In
     # are the same for the skills
     goal: dict[str, str] = {}
     for role in reading.roles:
         goal.setdefault(role.predicate.replace("On(", "In(", 1), role.predicate)
     return GoalParse(task=task, goal=list(goal.values()), roles=reading.roles)
+
+
+def _modifiers_read(words: list[str], used: set[str], nouns: Collection[str]) -> list[str]:
+    """The words but for a known noun said before a word the reading used ("the soda can": a can);
+    an adjective before it ("the big plate") stays."""
+    return [
+        word
+        for word, after in zip(words, [*words[1:], ""], strict=True)
+        if not (word in nouns and after in used)
+    ]
 
 
 COMMON_WORDS = frozenset(
@@ -248,15 +284,20 @@ COMMON_WORDS = frozenset(
 """Everyday words a misspelt scene word must not be mistaken for ("over" is not the "oven")."""
 
 
+def scene_vocabulary(scene: Scene) -> set[str]:
+    """Every word that names or describes something in the scene, with its synonyms."""
+    return set().union(
+        *(name_words(name) for name in (*scene.objects, *scene.regions, *scene.fixtures)),
+        *(name_words(word) for text in scene.descriptions.values() for word in words_of(text)),
+    )
+
+
 def respelled(task: str, scene: Scene, nouns: Collection[str] = ()) -> tuple[str, str]:
     """The task with the scene's words where it says them otherwise: a word of :data:`SAID_FOR`, a
     word one typing slip from exactly one word of the scene's names and descriptions ("the breaf" is
     the bread); and a question when the slip could be either of two. Words the parser knows
     otherwise are left alone."""
-    vocabulary = set().union(
-        *(name_words(name) for name in (*scene.objects, *scene.regions, *scene.fixtures)),
-        *(name_words(word) for text in scene.descriptions.values() for word in words_of(text)),
-    )
+    vocabulary = scene_vocabulary(scene)
     grammar = (*ARTICULATIONS, *PLACING_VERBS, *PICKING, *_NEGATIONS, *_PLACE_PREPOSITIONS, *LEVELS)
     known = vocabulary | STOPWORDS | POSITIONS | COLOURS | COMMON_WORDS | set(nouns)
     known |= {word for phrase in grammar for word in words_of(phrase)}
@@ -304,8 +345,11 @@ _VERB_START = "|".join(
         reverse=True,
     )
 )
+_CONNECTOR = (
+    r"and then|and finally|and next|after that|afterwards|finally|next|then|and|but|before you|before"
+)
 _SPLIT = re.compile(
-    rf"\s*(?:,\s*(?:and\s+|then\s+|but\s+)?|\band\s+then\b\s*|\bthen\b\s*|\b(?:and|but)\b\s*)(?=(?:{_VERB_START})\b)"
+    rf"\s*(?:,\s*(?:(?:{_CONNECTOR}),?\s+)?|\b(?:{_CONNECTOR})\b,?\s*)(?=(?:{_VERB_START})\b)"
 )
 
 
@@ -319,9 +363,20 @@ def clauses(task: str) -> list[str]:
     return found
 
 
-_POLITE = re.compile(r"^(?:please|could you|can you|would you|i'd like you to|i want you to)\s+")
+_ORDER = r"first|next|then|now|finally|lastly|afterwards|after that|also|just"
+_MANNER = r"gently|carefully|slowly|quickly|kindly|softly|neatly"
+_AFTER = r"(?:after|once|when|as soon as) you(?: have| 've)?"
+_POLITE = re.compile(
+    rf"^(?:(?:please|could you|can you|would you|i'd like you to|i want you to|{_AFTER}|{_ORDER}|{_MANNER}),?\s+)+"
+)
+_DONE_FORMS = {
+    "turned": "turn", "switched": "switch", "opened": "open", "closed": "close", "placed": "place", "moved": "move",
+}  # fmt: skip
+_DONE = re.compile(rf"^(?:{'|'.join(_DONE_FORMS)})\b")
+"""A verb said as done ("once you have turned on the stove, ..."): the command it was."""
 _COURTESY = re.compile(
-    r"(?:^|,?\s)(?:please|thanks|thank you|cheers|when you can|when you get a chance|if you can|for me)$"
+    r"(?:^|,?\s)(?:please|thanks|thank you|cheers|when you can|when you get a chance|if you can|for me"
+    rf"|too|as well|{_ORDER}|{_MANNER})$"
 )
 """Words after a request that ask for nothing ("..., thanks", "... when you can")."""
 _STAYS = re.compile(
@@ -372,7 +427,10 @@ drawer", "push the drawer shut"."""
 
 def _plainly(clause: str) -> str:
     """The clause said as a command: no "could you", "the can goes in" as "put the can in"."""
-    clause = _COURTESY.sub("", _POLITE.sub("", clause)).strip(" ,")
+    clause = _POLITE.sub("", clause)
+    clause = _DONE.sub(lambda done: _DONE_FORMS[done.group(0)], clause)
+    while _COURTESY.search(clause):  # "..., too, thanks"
+        clause = _COURTESY.sub("", clause).strip(" ,")
     if _NEGATED.match(clause):  # "the bread should not go in ..." is not a placing
         return clause
     for pattern, command in _PARTICLES:
@@ -397,6 +455,7 @@ def _read_clause(clause: str, scene: Scene, reading: _Reading) -> None:
         return
     negated = _NEGATED.match(clause)
     if negated is not None:  # what not to move is kept; any other "don't" asks for nothing
+        explain(words_of(clause))
         said = negated.group("said") or ""
         untouched = _UNTOUCHED.match(said or negated.group("stated"))
         if untouched is not None:
@@ -412,6 +471,7 @@ def _read_clause(clause: str, scene: Scene, reading: _Reading) -> None:
     if verb is None:
         meant = _NOT_THIS.match(clause)
         if meant is not None:  # "not the bread, the cereal": what "it" is next
+            explain(words_of(clause))
             reading.held = _object_scored(meant.group("thing"), scene)[0]
             return
         verbless = _VERBLESS.match(clause)
@@ -419,6 +479,8 @@ def _read_clause(clause: str, scene: Scene, reading: _Reading) -> None:
             verbless.group("thing") in ("it", "them") or _an_object(verbless.group("thing"), scene)
         ):
             _place("put", clause, scene, reading)
+            return
+        if _topic(clause, scene, reading):
             return
         raise _Unsure(f"'{clause}' does not say what to do (put, place, open, close, turn on ...)", False)
     rest = re.sub(r"^(\S+) down\b|^down\b", r"\1", clause[len(verb) :].strip()).strip()  # "set it down in"
@@ -430,6 +492,29 @@ def _read_clause(clause: str, scene: Scene, reading: _Reading) -> None:
             reading.held = _object_scored(rest, scene)[0]
             return
     _place(verb, rest, scene, reading)
+
+
+_TOPIC = re.compile(r"^(?:as for|as to|about|regarding)?\s*(?P<thing>.+)$")
+
+
+def _topic(clause: str, scene: Scene, reading: _Reading) -> bool:
+    """A clause naming only a thing that later clauses call "it" ("the plate: put the bowl on
+    it", "as for the book, put it in the caddy"): an object is what is held and the place last
+    named, a fixture or place the place last named. False when the clause names no one thing."""
+    phrase = _TOPIC.match(clause)
+    if phrase is None:
+        return False
+    thing = phrase.group("thing")
+    if re.search(rf"\b(?:{_VERB_START})\b", thing) or _PREPOSITION.search(thing):
+        return False  # a clause with a verb or a place in it is more than a thing named
+    try:
+        if _names_objects(thing, scene):
+            reading.held = reading.last_place = _object_scored(thing, scene)[0]
+        else:
+            reading.last_place = _place_named("on", thing, scene)[0]
+    except _Unsure:
+        return False
+    return True
 
 
 def _names_only(phrase: str, thing: str, scene: Scene) -> bool:
@@ -452,6 +537,7 @@ def _keep(phrase: str, scene: Scene, reading: _Reading) -> None:
         kept = [reading.held]
     elif words & _ALL or not words:  # "anything", "both cubes", "don't move"
         kept = list(scene.objects)
+        explain(words)
     else:
         kept = [_object_scored(part, scene)[0] for part in re.split(r"\band\b", phrase) if _content(part)]
     reading.kept.update(kept)
@@ -488,28 +574,98 @@ def _stacked_on_each_other(roles: Sequence[GoalRole], scene: Scene) -> str:
 
 
 def _articulate(relation: str, phrase: str, scene: Scene, reading: _Reading) -> None:
-    """Open, close, switch a fixture (a cabinet's drawers are fixtures too): the one named, "it"
-    (the place last named), "the drawer" (the one just named, of several) or "the top one" (of the
-    kind just named)."""
+    """Open, close, switch a fixture (a cabinet's drawers are fixtures too) named by its words or its
+    parts' ("the burner" is the stove's cooking area): the one named, "it" (the place last named),
+    "the drawer" (the one just named, of several, else the only one open) or "the top one" (of the
+    kind just named); a cabinet of several drawers is asked about ("open the cabinet": which?)."""
     words = _content(phrase)
     last = reading.last_place
     if not words and last:
         target, confidence = _fixture_of(last, scene), 1.0
     else:
         drawers = [name for name in scene.regions if "drawer" in _place_words(name)]
-        fixtures = {name: _place_words(name) for name in (*scene.fixtures, *drawers)}
+        phrase, state = _state_said(phrase)
+        words = _content(phrase)
+        # what opens and closes is a door: "shut the microwave door"
+        door = {"door"} if relation in ("Open", "Close") else set()
+        fixtures = {
+            name: _place_words(name) | _part_words(name, scene) | door for name in (*scene.fixtures, *drawers)
+        }
+        fixtures = _in_state(fixtures, state, phrase, scene)
         words = _levels(words, fixtures)
         if last and words and set(words) <= POSITIONS:  # "the top one"
             words += sorted(word for word in _place_words(last) - POSITIONS if word not in _NEUTRAL)
         try:
             target, confidence = _best(phrase, fixtures, words, "fixture", scene, set())
         except _Unsure as unsure:
-            if not (unsure.ask and last and all(_matches(word, _place_words(last)) for word in words)):
+            if unsure.ask and last and all(_matches(word, _place_words(last)) for word in words):
+                target, confidence = _fixture_of(last, scene), 1.0
+            elif unsure.ask and _the_one_open(phrase, scene):
+                target, confidence = _the_one_open(phrase, scene), 1.0
+            else:
                 raise
-            target, confidence = _fixture_of(last, scene), 1.0
+            explain(words)
+    _not_a_chest(target, scene)
     role = GoalRole(predicate=f"{relation}({target})", phrase=phrase.strip(), confidence=confidence)
     reading.roles.append(role)
     reading.last_place = target
+
+
+_SIDE_PART = re.compile(r"^(?:the\s)?(?P<side>left|right|front|back)\s(?:[a-z]+\s){1,2}of\s(?P<anchor>.+)$")
+"""A part said by its side, after "to": "to the right compartment of the caddy"."""
+
+
+def _side_or_part(preposition: str, phrase: str, place: str, scene: Scene) -> None:
+    """ "Place it to the right compartment of the caddy" reads as the caddy's right compartment and
+    as the place to the right of the caddy: a question when the scene has both, different."""
+    said = _SIDE_PART.match(phrase.strip()) if preposition == "to" else None
+    if said is None:
+        return
+    try:
+        beside, _ = _place_named(f"to the {said.group('side')} of", said.group("anchor"), scene)
+    except _Unsure:
+        return
+    if beside != place:
+        raise _Unsure(f"by 'to {phrase.strip()}' do you mean {place} or {beside}?", True)
+
+
+def _part_words(fixture: str, scene: Scene) -> set[str]:
+    """What a fixture's parts are called, but for where they are and drawers (which are named
+    themselves): the stove's cook region makes it "the burner", "the hob"."""
+    parts = [
+        name
+        for name in scene.regions
+        if name.startswith(f"{fixture}_")
+        and name not in scene.fixtures
+        and "drawer" not in _place_words(name)
+    ]
+    own = name_words(fixture) | POSITIONS | _NEUTRAL
+    return set().union(*(name_words(part) - own for part in parts))
+
+
+def _drawers_of(fixture: str, scene: Scene) -> list[str]:
+    return [
+        name for name in scene.regions if name.startswith(f"{fixture}_") and "drawer" in _place_words(name)
+    ]
+
+
+def _not_a_chest(place: str, scene: Scene) -> None:
+    """A cabinet of several drawers is opened, closed or filled by one of them: which?"""
+    drawers = _drawers_of(place, scene)
+    if len(drawers) > 1:
+        raise _Unsure(f"which drawer of {place} do you mean: {', '.join(drawers)}?", True)
+
+
+def _the_one_open(phrase: str, scene: Scene) -> str:
+    """The one open thing a phrase fits ("the drawer" when one drawer is open), else ''."""
+    fitting = [name for name in scene.opened if _says_only(phrase, name)]
+    return fitting[0] if len(fitting) == 1 else ""
+
+
+def _says_only(phrase: str, place: str) -> bool:
+    """Whether every word of a phrase is one of a place's ("the drawer" of the top drawer)."""
+    words = _content(phrase)
+    return bool(words) and all(_matches(word, _place_words(place)) for word in words)
 
 
 def _fixture_of(place: str, scene: Scene) -> str:
@@ -586,17 +742,65 @@ def _ambiguous(thing_phrase: str, scene: Scene) -> bool:
     return False
 
 
+_NOT_SAID = re.compile(r"^(?P<rest>.+?),?\s+not\s+(?P<refused>.+)$")
+"""What a placing says it does not mean: "..., not the red one", "..., not in the drawer"."""
+_INTO = ("in", "into", "inside", "on", "onto", "under")
+
+
+def _all_but(phrase: str, refused: str, scene: Scene) -> tuple[str, float]:
+    """The object a phrase names of those alike, but for the one said not to be meant ("the mug,
+    not the red one"); one object left is the answer, more a question."""
+    try:
+        return _object_scored(phrase, scene)
+    except _Unsure as unsure:
+        if not unsure.ask:
+            raise
+    candidates = {name: name_words(name) | _described_colours(name, scene) for name in scene.objects}
+    scores = _scores(candidates, _content(phrase), scene)
+    top = max(scores.values())
+    unwanted = [word for word in _content(refused) if word != "one"]
+    left = [
+        name
+        for name, score in scores.items()
+        if top - score < MARGIN and not all(_matches(word, candidates[name]) for word in unwanted)
+    ]
+    if len(left) != 1:
+        choices = " or ".join(left) or "none is left"
+        raise _Unsure(f"which object do you mean by '{phrase.strip()}', not {refused}: {choices}?", True)
+    explain([*_content(phrase), *words_of(refused), "not"])
+    return left[0], 1.0
+
+
+def _not_there(refused: str, place: str) -> None:
+    """A place said not to be used ("not in the drawer") must not be the one chosen."""
+    if _says_only(refused.partition(" ")[2], place):
+        raise _Unsure(f"the task says not {refused}, and {place} is the place it names", False)
+    explain(["not", *words_of(refused)])
+
+
 def _place(verb: str, rest: str, scene: Scene, reading: _Reading) -> None:
-    rest = re.sub(r"\s(?:inside|in there)$", " inside it", rest)  # "put the bowl inside"
+    negated = _NOT_SAID.match(rest)
+    rest, refused = (negated.group("rest"), negated.group("refused")) if negated else (rest, "")
+    refused_place = refused.partition(" ")[0] in _INTO
+    rest = re.sub(r"\s(?:inside|in|in there)$", " inside it", rest)  # "put the bowl inside", "slide it in"
+    rest = _BESIDE_SAID.sub(r"to the \g<side> of", rest)  # "on the left side of the plate"
     splits = _place_splits(rest)
+    done_there = _DONE_THERE.match(rest)
+    if not splits and done_there is not None:  # "put the pan where you cook": the place for cooking
+        _place(verb, f"{done_there.group('thing')} on {done_there.group('what')}", scene, reading)
+        return
     if not splits:
         raise _Unsure(f"'{verb} {rest}' does not say where to", True)
     # "the black bowl next to the plate on the cabinet": a later preposition when the words before
     # the first do not settle which object (and the ones up to the later one do)
     settled = [split for split in splits if not _ambiguous(split[0], scene)]
+    # "the bowl on the microwave onto the plate": the object said by where it stands now, then where
+    # it goes (not "in the bin next to the milk", where the relation says which part of the bin)
+    standing = [split for split in splits[1:] if split[1] in _SUPPORTS and _standing_as_said(split[0], scene)]
     thing_phrase, preposition, place_phrase = (
-        settled[0] if settled and _ambiguous(splits[0][0], scene) else splits[0]
+        settled[0] if settled and _ambiguous(splits[0][0], scene) else standing[0] if standing else splits[0]
     )
+    place_phrase = _without_accompaniment(place_phrase)
     things: list[tuple[str, float]]
     if thing_phrase.strip() in ("it", "", "them"):
         if thing_phrase.strip() == "them" and reading.stack_bottom:
@@ -608,6 +812,8 @@ def _place(verb: str, rest: str, scene: Scene, reading: _Reading) -> None:
     elif _several(thing_phrase):
         parts = re.split(r"\band\b", thing_phrase.removeprefix("both"))
         things = [_object_scored(part, scene) for part in parts if _content(part)]
+    elif refused and not refused_place:
+        things = [_all_but(thing_phrase, refused, scene)]
     else:
         things = [_object_scored(thing_phrase, scene)]
     _check_place_phrase(place_phrase, things)
@@ -637,11 +843,27 @@ def _place(verb: str, rest: str, scene: Scene, reading: _Reading) -> None:
         place, confidence = _related_place(related, scene)
     else:
         owner = things[0][0] if len(things) == 1 else ""
-        place, confidence = _place_named(preposition, place_phrase, scene, owner)
+        try:
+            place, confidence = _place_named(preposition, place_phrase, scene, owner)
+            _side_or_part(preposition, place_phrase, place, scene)
+        except _Unsure as unsure:
+            # "open the top drawer, then put the plate in the drawer": the one just named
+            last = reading.last_place
+            if unsure.ask and last and _says_only(place_phrase, last):
+                place, confidence = _part_for(last, preposition, scene), 1.0
+            elif unsure.ask and _the_one_open(place_phrase, scene):  # "in the drawer": the open one
+                place, confidence = _part_for(_the_one_open(place_phrase, scene), preposition, scene), 1.0
+            else:
+                raise
+            explain(words_of(place_phrase))
+    if refused_place:
+        _not_there(refused, place)
     under = preposition in ("under", "beneath", "below")
     if under and "bottom" not in _place_words(place):
         raise _Unsure(f"nothing can be put under {place} here", False)
     relation = "In" if under or preposition in ("in", "into", "inside", "inside of") else "On"
+    if relation == "In":  # "in the cabinet": which drawer?
+        _not_a_chest(place, scene)
     for thing, thing_confidence in things:
         if thing == place:
             raise _Unsure(f"{thing} cannot be put on itself", False)
@@ -658,6 +880,14 @@ def _place(verb: str, rest: str, scene: Scene, reading: _Reading) -> None:
     reading.last_place = place
 
 
+def _without_accompaniment(phrase: str) -> str:
+    """A place phrase without what is said to come with it ("the shelf with its spine facing out"),
+    which no reading explains (so the words are asked about)."""
+    return phrase.partition(" with ")[0].strip()
+
+
+_BESIDE_SAID = re.compile(r"\b(?:on|at|to) the (?P<side>left|right|front|back)(?: hand)?(?: side)? of\b")
+"""Beside a thing said otherwise: "on the left side of", "at the right of", "to the right-hand side of"."""
 _RELATED = re.compile(
     rf"^(?P<head>.*?)\s*\b(?P<relation>{'|'.join(sorted(RELATION_WORDS, key=len, reverse=True))})\s+(?P<anchor>.+)$"
 )
@@ -666,6 +896,8 @@ _ELIDED = re.compile(
     r"^(?P<first>.+?)\s+and\s+(?P<second>(?:the\s)?[a-z' ]+?\s(?:on|onto|in|into|on top of)\s.+)$"
 )
 """A second placing whose verb is left out: "... on the green cube and the green cube on the red one"."""
+_DONE_THERE = re.compile(r"^(?P<thing>.+?)\s+where\s+(?:you|we|i|people|one)\s+(?P<what>.+)$")
+"""A place said by what is done there: "where you cook"."""
 _WITHOUT = re.compile(r"\bwithout (?:moving|touching|lifting|picking up)\b(.*)")
 
 
@@ -695,7 +927,9 @@ def _related_place(related: re.Match[str], scene: Scene) -> tuple[str, float]:
     ]
     candidates = _same_kind(anchors[0], _content(related.group("head")), scene)
     fits = nearest(related_places(relation, anchors, candidates, scene.footprints, _view(scene)))
-    return _the_one_fit(fits, "place", phrase, f"no place is {said} {named} here")
+    chosen = _the_one_fit(fits, "place", phrase, f"no place is {said} {named} here")
+    explain(words_of(phrase))
+    return chosen
 
 
 def _the_one_fit(fits: tuple[list[str], float], kind: str, phrase: str, none_fits: str) -> tuple[str, float]:
@@ -787,8 +1021,8 @@ def _part_for(named: str, preposition: str, scene: Scene) -> str:
 
 def _preposition_parts(preposition: str) -> set[str]:
     """The part of a thing a preposition asks for."""
-    if preposition == "on top of":
-        return {"top", "side"}
+    if preposition == "on top of":  # a stove's top is where it cooks
+        return {"top", "side", "cook"}
     if preposition in ("in", "into", "inside", "inside of"):
         return {"contain", "region", "heating"}
     if preposition in ("on", "onto"):
@@ -802,10 +1036,25 @@ def _content(phrase: str) -> list[str]:
     return [word for word in words_of(phrase) if word not in STOPWORDS]
 
 
+OBJECT_FORMS = frozenset(
+    {"box", "carton", "block", "bottle", "jar", "can", "tin", "packet", "pack", "tub", "container",
+     "bag", "loaf", "piece", "bar", "cube", "pot", "item", "thing", "object"}
+)  # fmt: skip
+"""Words for what an object comes in or is shaped as ("the cereal box", "a loaf of bread", "the red
+block"): said with an object's own words, they name that object."""
+
+
 def _object_scored(phrase: str, scene: Scene) -> tuple[str, float]:
     """The object a phrase names and how sure that is."""
+    chosen = _from_source(phrase, scene) or _object_choice(phrase, scene)
+    explain(word for word in words_of(phrase) if word.removesuffix("s") in OBJECT_FORMS)
+    return chosen
+
+
+def _object_choice(phrase: str, scene: Scene) -> tuple[str, float]:
     exact = _said_as_name(phrase, scene.objects)
     if exact:  # "cube A" is cubeA
+        explain(words_of(phrase))
         return exact, 1.0
     candidates = {name: name_words(name) | _described_colours(name, scene) for name in scene.objects}
     unseen = set(_content(phrase)) & COLOURS - set().union(*candidates.values())
@@ -821,8 +1070,57 @@ def _object_scored(phrase: str, scene: Scene) -> tuple[str, float]:
         alike = [name for name, score in scores.items() if top - score < MARGIN]
         if len(alike) > 1:
             return _told_apart(alike, related, scene)
-        return _best(head, candidates, _content(head), "object", scene)
+        chosen = _best(head, candidates, _content(head), "object", scene)
+        if _stands_on(chosen[0], related, scene):  # "the bowl on the microwave", the one bowl
+            explain(words_of(phrase))
+        return chosen
     return _best(phrase, candidates, _content(phrase), "object", scene)
+
+
+def _stands_on(thing: str, related: re.Match[str], scene: Scene) -> bool:
+    """Whether `thing` stands on or in what a support relation names ("on the microwave")."""
+    return related.group("relation") in _SUPPORTS and _is_at(thing, related.group("anchor"), scene)
+
+
+def _is_at(thing: str, phrase: str, scene: Scene) -> bool:
+    """Whether a phrase names the place `thing` is at now (its words, but for positions, are that
+    place's)."""
+    wanted = [word for word in _content(phrase) if word not in POSITIONS]
+    where = _place_words(scene.inside.get(thing, ""))
+    return bool(wanted) and all(_matches(word, where) for word in wanted)
+
+
+def _standing_as_said(phrase: str, scene: Scene) -> bool:
+    """Whether an object phrase is one object and where it stands now ("the bowl on the
+    microwave")."""
+    related = _OBJECT_RELATED.match(phrase)
+    if related is None:
+        return False
+    try:
+        thing = _object_choice(related.group("head"), scene)[0]
+    except _Unsure:
+        return False
+    return _stands_on(thing, related, scene)
+
+
+_SOURCE = re.compile(r"^(?P<thing>.+?)\s(?:off of|off|from|out of)\s(?P<source>.+)$")
+"""An object said with where it is taken from: "the milk from the table", "the bowl off the
+plate"."""
+
+
+def _from_source(phrase: str, scene: Scene) -> tuple[str, float] | None:
+    """The object of a phrase that says where it is taken from, which must be where it is; None when
+    the phrase says no source."""
+    said = _SOURCE.match(phrase)
+    if said is None:
+        return None
+    chosen = _object_choice(said.group("thing"), scene)
+    source = said.group("source")
+    named = any(word not in POSITIONS for word in _content(source))  # "from the left" names no place
+    if named and not _is_at(chosen[0], source, scene):
+        raise _Unsure(f"{chosen[0]} is not on or in '{source.strip()}' now", False)
+    explain(words_of(phrase[len(said.group("thing")) :]))
+    return chosen
 
 
 _SUPPORTS = ("on top of", "inside", "on", "in", "onto", "into")
@@ -832,6 +1130,36 @@ _OBJECT_RELATED = re.compile(
 )
 """An object said by its relation to another thing: "the black bowl next to the plate"."""
 _WHERE_WORDS = POSITIONS | {"table", "side", "end", "corner", "edge", "other"}
+_CLAUSE_WORDS = frozenset(
+    {
+        "open", "opened", "closed", "shut", "turn", "switch", "pull", "swing", "down", "up", "away",
+        "back", "over", "should", "must", "needs", "need", "has", "have", "ought", "go", "goes", "end",
+        "belong", "belongs", "like", "rather", "prefer", "want", "keep", "leave", "where", "alone",
+        "place", "stay", "stays", "wait", "side", "hand", "which", "both", "one", "there", "own",
+        "about", "regarding", "people",
+    }
+)  # fmt: skip
+"""The words the clause patterns read (placings said without a verb, particles, what is open)."""
+LEVEL_WORDS = frozenset({"lowest", "lower", "bottommost", "upper", "uppermost", "highest", "topmost"})
+GRAMMAR = frozenset(
+    word
+    for phrase in (
+        *ARTICULATIONS,
+        *PLACING_VERBS,
+        *PICKING,
+        *_PLACE_PREPOSITIONS,
+        *RELATION_WORDS,
+        *_SUPPORTS,
+        *LEVEL_WORDS,
+        *POSITIONS,
+        *STOPWORDS,
+        *_CLAUSE_WORDS,
+        *_PLACED.split("|"),
+        *_DONE_FORMS,
+    )
+    for word in words_of(phrase)
+)
+"""Words a task's reading accounts for by its patterns, not by a choice of object or place."""
 
 
 def _things_said(phrase: str) -> bool:
@@ -876,7 +1204,9 @@ def _told_apart(alike: list[str], related: re.Match[str], scene: Scene) -> tuple
         parts = re.split(r"\s+and\s+", named, maxsplit=1) if relation == "between" else [named]
         anchors = [_anchor_thing(part, scene) for part in parts]
         fits = nearest(related_positions(relation, anchors, alike, scene.positions, _view(scene)))
-    return _the_one_fit(fits, "object", phrase, f"no {' or '.join(alike)} is {said} {named} here")
+    chosen = _the_one_fit(fits, "object", phrase, f"no {' or '.join(alike)} is {said} {named} here")
+    explain(words_of(phrase))
+    return chosen
 
 
 def _anchor_thing(phrase: str, scene: Scene) -> str:
@@ -909,11 +1239,13 @@ def _described_colours(thing: str, scene: Scene) -> set[str]:
 def _place_words(name: str) -> set[str]:
     """A place's words: its name's, ``drawer`` for a cabinet's top/middle/bottom region."""
     found = name_words(name)
-    if found & set(DRAWER_PARTS) and "region" in found and "cabinet" in words_of(name):
+    if found & set(DRAWER_PARTS) and "region" in found and _CHESTS & set(words_of(name)):
         found.add("drawer")
     return found
 
 
+_CHESTS = frozenset({"cabinet", "cupboard", "dresser", "chest"})
+"""Furniture whose top, middle and bottom regions are drawers."""
 LEVELS = {
     "lowest": "bottom", "lower": "bottom", "bottommost": "bottom",
     "upper": "top", "uppermost": "top", "highest": "top", "topmost": "top",
@@ -929,10 +1261,13 @@ def _levels(words: Sequence[str], candidates: dict[str, set[str]]) -> list[str]:
 
 
 def _place_named(preposition: str, phrase: str, scene: Scene, owner: str = "") -> tuple[str, float]:
-    """The place a phrase names; "its" is `owner`'s own (the object being put: "its compartment")."""
+    """The place a phrase names; "its" is `owner`'s own (the object being put: "its compartment"),
+    "the open drawer" one that is open."""
+    phrase, state = _state_said(phrase)
     thing = _said_as_name(phrase, scene.objects)
     tops = [name for name in scene.regions if thing and name.endswith(f"_{thing}")]
     if len(tops) == 1:  # "onto cube A": the place named after cubeA (on_cubeA)
+        explain(words_of(phrase))
         return tops[0], 1.0
     words = _content(phrase)
     if owner and "its" in words_of(phrase):
@@ -950,8 +1285,7 @@ def _place_named(preposition: str, phrase: str, scene: Scene, owner: str = "") -
     candidates = {}
     for name in scene.regions:
         found = _place_words(name)
-        topped = on and f"{name}_top_side" in scene.regions
-        if "init" in found or topped or (drawer_not_said and "drawer" in found):
+        if "init" in found or _not_put_at(name, on, scene) or (drawer_not_said and "drawer" in found):
             continue
         # a region's own description says what its name does not ("near-left compartment of ..."):
         # its position words count only where the phrase says them (an unsaid one costs nothing)
@@ -965,7 +1299,103 @@ def _place_named(preposition: str, phrase: str, scene: Scene, owner: str = "") -
     # "the middle compartment" of a bin with none; an object's position words say where it stands
     if unknown and not an_object:
         raise _Unsure(f"no place here is at the {unknown[0]} ('{phrase.strip()}')", False)
-    return _best(phrase, candidates, words, "place", scene, parts=parts, beside=beside)
+    candidates = _in_state(candidates, state, phrase, scene)
+    if beside and preposition != "to":
+        candidates = _beside_places(candidates, preposition, phrase, scene)
+    chosen = _best(phrase, candidates, words, "place", scene, parts=parts, beside=beside)
+    explain(word for word in words_of(phrase) if word.removesuffix("s") in PLACE_FORMS)
+    return chosen
+
+
+PLACE_FORMS = frozenset({"area", "part", "corner", "spot", "zone", "space", "place", "section", "slot"})
+"""Words for a part of a place ("the far left corner of the bin", "the rear right area"): said with
+a place's own words, they name that place."""
+
+
+def _not_put_at(name: str, on: bool, scene: Scene) -> bool:
+    """Whether a place is not where things go, a part of it is: a thing with parts of its own (the
+    tray's contain region, the rack's top region; not a table, nor a cabinet of drawers, which is
+    asked about), and "on" a piece of furniture its top side, not the thing nor what is inside it
+    ("on the microwave" is not in its heating region)."""
+    parts = [other for other in scene.regions if other.startswith(f"{name}_")]
+    table = "table" in name_words(name)
+    if parts and not table and not _drawers_of(name, scene):
+        return True
+    if not on:
+        return False
+    owner = next((other for other in scene.regions if name.startswith(f"{other}_")), "")
+    inside = owner and {"contain", "heating"} & name_words(name) and f"{owner}_top_side" in scene.regions
+    return f"{name}_top_side" in scene.regions or bool(inside)
+
+
+def _beside_places(
+    candidates: dict[str, set[str]], preposition: str, phrase: str, scene: Scene
+) -> dict[str, set[str]]:
+    """Where "behind" / "in front of" / "to the left of" / "next to" a thing is, in a scene whose
+    places beside things are regions of its table (LIBERO's ``kitchen_table_plate_right_region``):
+    those regions on the side said; none is a refusal, never the thing itself."""
+    tables = [fixture for fixture in scene.fixtures if "table" in name_words(fixture)]
+    if not tables:
+        return candidates
+    sides = {word for word in words_of(preposition) if word in POSITIONS}
+    sides |= {synonym for side in sides for synonym in SYNONYMS.get(side, ())}
+    things = [word for word in _content(phrase) if word not in POSITIONS]
+    kept = {
+        name: known
+        for name, known in candidates.items()
+        if any(name.startswith(f"{table}_") for table in tables)
+        and known & POSITIONS
+        and (not sides or known & sides)
+        and any(_matches(word, known) for word in things)
+    }
+    if not kept:
+        raise _Unsure(f"no place here is {preposition} {phrase.strip()}", False)
+    return kept
+
+
+_STATE_SAID = re.compile(
+    r"\s(?:that|which)\s(?:is|are)\s(?:now\s)?(?P<after>open|opened|closed|shut)\b"
+    r"|\b(?P<before>open|opened|closed|shut)\s(?=[a-z])"
+)
+"""A thing said by whether it is open: "the open drawer", "the drawer that is open"."""
+
+
+def _state_said(phrase: str) -> tuple[str, str]:
+    """The phrase without the words saying whether the thing is open, and that state ("open",
+    "closed" or "")."""
+    found = _STATE_SAID.search(phrase)
+    if found is None:
+        return phrase, ""
+    said = found.group("after") or found.group("before")
+    state = "open" if said.startswith("open") else "closed"
+    return f"{phrase[: found.start()]} {phrase[found.end() :]}".strip(), state
+
+
+def _in_state(candidates: dict[str, set[str]], state: str, phrase: str, scene: Scene) -> dict[str, set[str]]:
+    """The candidates that are open (or closed) as the phrase says: a fixture or drawer that is, or
+    a part of one ("the open microwave": its heating region); none a refusal."""
+    if not state:
+        return candidates
+
+    def opened(name: str) -> bool:
+        return any(name == fixture or name.startswith(f"{fixture}_") for fixture in scene.opened)
+
+    def articulated(name: str) -> bool:
+        return (
+            name in scene.fixtures
+            or "drawer" in _place_words(name)
+            or any(name.startswith(f"{fixture}_") for fixture in scene.closed)
+        )
+
+    kept = {
+        name: words
+        for name, words in candidates.items()
+        if (opened(name) if state == "open" else articulated(name) and not opened(name))
+    }
+    things = [word for word in _content(phrase) if word not in POSITIONS]
+    if not any(_matches(word, words) for words in kept.values() for word in things):
+        raise _Unsure(f"no {' '.join(things) or 'place'} here is {state} ('{phrase.strip()}')", False)
+    return kept
 
 
 def _best(
@@ -990,6 +1420,7 @@ def _best(
     best, score = ranked[0]
     if len(ranked) > 1 and score - ranked[1][1] < MARGIN:
         raise _Unsure(f"which {kind} do you mean by '{phrase.strip()}': {best} or {ranked[1][0]}?", True)
+    explain(word for word in words if _matches(word, candidates[best]))
     runner_up = ranked[1][1] if len(ranked) > 1 else score - 4.0
     return best, round(min(1.0, (score - runner_up) / 4.0 + 0.5), 3)
 
@@ -997,7 +1428,8 @@ def _best(
 COLOURS = frozenset(
     {"black", "white", "red", "blue", "green", "yellow", "brown", "orange", "purple", "pink", "grey", "gray"}
 )
-"""A colour in a name that the words do not say counts against it ("the white mug" is not the yellow and white one)."""
+"""A colour in a name that words saying colours do not say counts against it ("the white mug" is not the
+yellow and white one; "the mug" says no colour, so it is either)."""
 _SIDES = frozenset({"left", "right", "front", "back"})
 _MIDDLE = frozenset({"middle", "center", "centre"})
 _NEUTRAL = frozenset(
@@ -1024,7 +1456,8 @@ def _scores(
         score = 2.0 * matched - 0.25 * len(known - set(words) - (parts or set()) - _NEUTRAL)
         if parts is not None:
             score += _place_bonus(name, known, positions, parts, beside, scene)
-        score -= 1.0 * len((known & COLOURS) - set(words))
+        if set(words) & COLOURS:  # "the mug" of a white one and a yellow-and-white one is either
+            score -= 1.0 * len((known & COLOURS) - set(words))
         scores[name] = score
     return scores
 
@@ -1075,6 +1508,8 @@ def _by_start(ranked: list[tuple[str, float]], words: Sequence[str], scene: Scen
             hits += 1  # "the one in the middle": the one not said to be at a side
         rescored.append((name, score + 2.0 * hits))
     rescored.sort(key=lambda item: -item[1])
+    start_words = name_words(scene.inside.get(rescored[0][0], ""))
+    explain(word for word in words if _matches(word, start_words))
     if len(rescored) > 1 and rescored[0][1] - rescored[1][1] < MARGIN:
         rescored = _by_position(rescored, words, scene)
     return rescored + [item for item in ranked if item not in tied]

@@ -86,6 +86,24 @@ def goal_refusal(goal: Sequence[Predicate], scene: Scene) -> str:
     return ""
 
 
+def with_goal_fixtures(goal: Sequence[Predicate], scene: Scene) -> Scene:
+    """The scene with every part of a fixture that the goal opens, closes or switches made a fixture
+    itself, closed: LIBERO's task files list only the drawers they name, and a drawer they leave
+    unnamed starts closed (a goal may still ask to open the middle drawer of the cabinet)."""
+    parts = [
+        p.args[0]
+        for p in goal
+        if p.relation not in ("On", "In")
+        and p.args[0] not in scene.fixtures
+        and p.args[0] in scene.regions
+        and any(p.args[0].startswith(f"{fixture}_") for fixture in scene.fixtures)
+    ]
+    if not parts:
+        return scene
+    added = tuple(dict.fromkeys(parts))
+    return scene.model_copy(update={"fixtures": (*scene.fixtures, *added), "closed": (*scene.closed, *added)})
+
+
 def _verb(relation: str) -> str:
     return {"Open": "opened", "Close": "closed", "TurnOn": "switched on", "TurnOff": "switched off"}[relation]
 

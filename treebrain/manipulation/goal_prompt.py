@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from treebrain.manipulation.goal_parser import GoalParse, GoalRole
-from treebrain.manipulation.goal_planning import GoalError, goal_refusal, parse_goal
+from treebrain.manipulation.goal_planning import GoalError, goal_refusal, parse_goal, with_goal_fixtures
 from treebrain.manipulation.grounding import REASON_PATTERN, enrich, unreadable
 from treebrain.manipulation.planning import closed_object
 from treebrain.manipulation.symbolic import Scene
@@ -101,7 +101,7 @@ def judge_goal_answer(task: str, answer: Any, scene: Scene) -> tuple[GoalParse, 
         goal = parse_goal(texts)
     except GoalError as error:
         return GoalParse(task=task), [str(error)]
-    refusal = goal_refusal(goal, scene)
+    refusal = goal_refusal(goal, with_goal_fixtures(goal, scene))
     if refusal:
         return GoalParse(task=task), [f"the goal cannot be reached: {refusal}"]
     roles = [GoalRole(predicate=str(p), phrase=task.strip(), confidence=MODEL_CONFIDENCE) for p in goal]

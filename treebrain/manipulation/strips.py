@@ -274,7 +274,7 @@ class PlanningProblem(BaseModel):
 
     def describe(self) -> str:
         """The problem in a few lines, for records and logs."""
-        init = ", ".join(_text(atom) for atom in self.init if atom[0] not in _STATIC)
+        init = ", ".join(_text(atom) for atom in self.init if atom[0].rstrip("0123456789") not in _STATIC)
         return (
             f"objects: {len(self.objects)}; operators: {', '.join(op.name for op in self.operators)}\n"
             f"init: {init}\ngoal: {', '.join(_text(atom) for atom in self.goal)}"
@@ -282,6 +282,7 @@ class PlanningProblem(BaseModel):
 
 
 _STATIC = ("object", "region", "target", "container", "free_of")
+"""Relations that never change (``container0``, ``container1`` ... are ``container``)."""
 
 
 def _text(atom: Iterable[str]) -> str:
@@ -291,14 +292,16 @@ def _text(atom: Iterable[str]) -> str:
 
 def _spelt_out(operator: Operator, skill_params: tuple[str, ...], depth: int) -> OperatorSpec:
     """`operator` with its enclosure requirement as `depth` extra fixture parameters, each an
-    enclosing fixture (or the open air) that must not be closed."""
+    enclosing fixture (or the open air) that must not be closed: the i-th parameter is the place's
+    i-th enclosure (``container<i>``), so no two can name the same one and leave a closed drawer
+    unchecked (the cabinet twice, not the drawer)."""
     params = list(operator.params)
     requires = [list(atom) for atom in operator.requires]
     if operator.unenclosed:
         for index in range(depth):
             fixture = f"?enclosure{index}"
             params.append((fixture[1:], "fixture"))
-            requires += [["container", operator.unenclosed, fixture], ["not_closed", fixture]]
+            requires += [[f"container{index}", operator.unenclosed, fixture], ["not_closed", fixture]]
     return OperatorSpec(
         name=operator.name,
         skill=operator.skill,
@@ -348,7 +351,9 @@ def planning_problem(scene: Scene, goal: Iterable[Atom]) -> PlanningProblem:
     atoms = {atom for atom in state_atoms(SymbolicState.of(scene), scene) if atom[0] != "container"}
     for place, chain in chains.items():
         padded = (*chain, *(OPEN_AIR,) * (depth - len(chain)))
-        atoms.update(("container", place, fixture) for fixture in padded)
+        atoms.update((f"container{index}", place, fixture) for index, fixture in enumerate(padded))
+    relations = {name: list(types) for name, types in RELATIONS.items() if name != "container"}
+    relations.update({f"container{index}": list(RELATIONS["container"]) for index in range(depth)})
     operators = [
         _spelt_out(operator, skill.params, depth)
         for name, skill in SKILL_SETS[scene.skill_set].items()
@@ -356,7 +361,7 @@ def planning_problem(scene: Scene, goal: Iterable[Atom]) -> PlanningProblem:
     ]
     return PlanningProblem(
         objects=object_types(scene),
-        relations={name: list(types) for name, types in RELATIONS.items()},
+        relations=relations,
         operators=operators,
         init=sorted(list(atom) for atom in atoms),
         goal=[list(atom) for atom in goal],

@@ -35,6 +35,7 @@ from treebrain.manipulation.goal_planning import (
     goal_refusal,
     parse_goal,
     search_refusal,
+    with_goal_fixtures,
     with_lifts,
 )
 from treebrain.manipulation.goal_prompt import goal_prompt, goal_schema, judge_goal_answer
@@ -195,6 +196,7 @@ class PlanGoal(AsyncAction):
             goal = parse_goal(self.read("goal"))
         except GoalError as error:
             return self._refuse(str(error))
+        self._scene = with_goal_fixtures(goal, self._scene)  # a drawer the task file leaves unnamed
         refusal = goal_refusal(goal, self._scene)
         if refusal:
             return self._refuse(refusal)
