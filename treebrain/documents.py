@@ -116,9 +116,10 @@ def parse_document(text: str, file: str = "", *, as_json: bool = False) -> Docum
     return Document(file, data, problems, find_positions=lambda: _yaml_positions(file, data))
 
 
-def read_document(path: str | Path, *, as_json: bool | None = None) -> Document:
-    """Read and parse a data file: JSON if `as_json` says so or (by default) it is named ``*.json``."""
-    text = read_text(path)
+def read_document(path: str | Path, *, as_json: bool | None = None, written_here: bool = False) -> Document:
+    """Read and parse a data file: JSON if `as_json` says so or (by default) it is named ``*.json``;
+    `written_here`: a file treebrain wrote, read back under its larger size limit."""
+    text = read_text(path, written_here)
     return parse_document(
         text, str(path), as_json=Path(path).suffix == ".json" if as_json is None else as_json
     )
@@ -162,11 +163,11 @@ class UnchangedFileCache:
 
 
 def load_located(
-    path: str | Path, model: type[ModelT], *, as_json: bool | None = None
+    path: str | Path, model: type[ModelT], *, as_json: bool | None = None, written_here: bool = False
 ) -> tuple[ModelT, Document]:
     """Read `path` as `model`, raising every located problem at once; the document serves further checks."""
     try:
-        document = read_document(path, as_json=as_json)
+        document = read_document(path, as_json=as_json, written_here=written_here)
     except InputError as error:
         # a file that could not be read at all (no line) is named together with what it should hold
         expected = f" (expected {model.__name__} data)"

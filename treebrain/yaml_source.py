@@ -27,6 +27,7 @@ MAX_DEPTH = 200
 MAX_VALUES = 100_000
 """The most values a document may hold once its aliases are expanded."""
 DEFAULT_MAX_FILE_BYTES = 4 * 1024 * 1024
+DEFAULT_MAX_WRITTEN_FILE_BYTES = 64 * 1024 * 1024
 MAX_FILE_BYTES_VARIABLE = "TREEBRAIN_MAX_FILE_BYTES"
 _OPENERS = (yaml.BlockMappingStartToken, yaml.BlockSequenceStartToken, yaml.FlowMappingStartToken,
             yaml.FlowSequenceStartToken)  # fmt: skip
@@ -223,11 +224,12 @@ def _lone_surrogate(text: str) -> str | None:
     return None
 
 
-def max_file_bytes() -> int:
-    """The largest file treebrain reads ($TREEBRAIN_MAX_FILE_BYTES, else 4 MiB)."""
+def max_file_bytes(written_here: bool = False) -> int:
+    """The largest file treebrain reads ($TREEBRAIN_MAX_FILE_BYTES, else 4 MiB, or 64 MiB for a
+    file treebrain writes itself and must read back, such as a kitchen graph of 10,000 foods)."""
     setting = os.environ.get(MAX_FILE_BYTES_VARIABLE)
     if setting is None:
-        return DEFAULT_MAX_FILE_BYTES
+        return DEFAULT_MAX_WRITTEN_FILE_BYTES if written_here else DEFAULT_MAX_FILE_BYTES
     try:
         return max(0, int(setting))
     except ValueError:
@@ -240,8 +242,9 @@ _KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCH
           (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))  # fmt: skip
 
 
-def read_text(path: str | Path) -> str:
-    """The UTF-8 text of `path`, or an InputError saying why it cannot or may not be read."""
+def read_text(path: str | Path, written_here: bool = False) -> str:
+    """The UTF-8 text of `path`, or an InputError saying why it cannot or may not be read
+    (`written_here`: a file of treebrain's own making, read back, see :func:`max_file_bytes`)."""
     try:
         info = Path(path).stat()
     except FileNotFoundError:
@@ -251,7 +254,7 @@ def read_text(path: str | Path) -> str:
     if not stat.S_ISREG(info.st_mode):
         kind = next((name for test, name in _KINDS if test(info.st_mode)), "not a file")
         raise InputError.single(f"not a regular file ({kind})", path)
-    limit = max_file_bytes()
+    limit = max_file_bytes(written_here)
     if info.st_size > limit:
         raise InputError.single(
             f"the file is {_size(info.st_size)}; files of more than {_size(limit)} are refused "

@@ -62,6 +62,19 @@ def test_a_huge_file_is_refused_by_size_without_reading_it(tmp_path: Path) -> No
     ]
 
 
+def test_a_file_treebrain_wrote_is_read_back_under_a_larger_limit(tmp_path: Path) -> None:
+    # a kitchen graph of 10,000 foods is more than 4 MiB: the program must read back what it saved
+    path = tmp_path / "graph.json"
+    path.write_text("[]" + " " * (5 * 1024**2))
+    with pytest.raises(InputError, match=r"files of more than 4\.0 MiB are refused"):
+        read_text(path)
+    assert read_text(path, written_here=True).startswith("[]")
+    with path.open("r+b") as handle:
+        handle.truncate(65 * 1024**2)
+    with pytest.raises(InputError, match=r"files of more than 64\.0 MiB are refused"):
+        read_text(path, written_here=True)
+
+
 def test_the_size_limit_is_configurable(write: WriteFile, monkeypatch: pytest.MonkeyPatch) -> None:
     path = write("tree.yaml", TREE)
     monkeypatch.setenv(MAX_FILE_BYTES_VARIABLE, "10")

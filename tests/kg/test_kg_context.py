@@ -195,3 +195,15 @@ def test_the_eggs_taken_out_of_their_box_are_not_the_box(kitchen: KitchenConfig)
     )
     assert _where(kg, "egg carton") == "at fridge (zone_fridge_1)"
     assert _where(kg, "egg") == "in left hand"
+
+
+def test_a_bare_put_while_holding_a_bowl_goes_into_the_bowl(kitchen: KitchenConfig) -> None:
+    kg = _run(kitchen, "take bowl", "take plum", "put plum")
+    assert _where(kg, "plum") == "likely in bowl (food_bowl_1)"
+    kg = _run(kitchen, "take bowl", "open drawer", "take peeler", "put peeler")
+    assert _where(kg, "peeler") == "likely at drawer (zone_drawer_1)"
+
+
+def test_food_first_stirred_with_a_pan_on_the_hob_is_in_that_pan(kitchen: KitchenConfig) -> None:
+    kg = _run(kitchen, "take pan", "put pan on hob", "stir stew")
+    assert _where(kg, "stew") == "likely in pan (food_pan_1) at hob (zone_hob_1)"

@@ -158,7 +158,19 @@ def test_a_phrase_naming_no_object_is_no_place(vocabulary: Vocabulary) -> None:
     assert (stirred.food, stirred.location) == ("oat", None)
 
 
-@pytest.mark.parametrize("text", ["turn knob", "wipe dirt off counter", "adjust camera", "turn on gas"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "turn knob",
+        "wipe dirt off counter",
+        "adjust camera",
+        "turn on gas",
+        "flip the switch",
+        "wipe wet off the tray",
+        "check oil level",
+        "close top",
+    ],
+)
 def test_controls_substances_and_the_camera_are_no_objects(vocabulary: Vocabulary, text: str) -> None:
     extraction = extract_entities(text, vocabulary)
     assert extraction.target_kind == "none"
@@ -170,3 +182,28 @@ def test_a_known_thing_after_and_is_another_object_even_when_it_is_also_a_verb(
 ) -> None:
     assert extract_entities("put plate and spoon in dishwasher", vocabulary).also == ("spoon",)
     assert extract_entities("take spoon and put into drawer", vocabulary).also == ()
+
+
+def test_a_part_taken_from_a_thing_is_that_thing(vocabulary: Vocabulary) -> None:
+    pieces = extract_entities("remove pieces from the onion", vocabulary)
+    assert (pieces.food, pieces.location) == ("onion", None)
+    layer = extract_entities("take out layer from the leek", vocabulary)
+    assert (layer.food, layer.location) == ("leek", None)
+    assert extract_entities("take slices of bread", vocabulary).food == "bread"
+
+
+@pytest.mark.parametrize(
+    ("text", "zone"),
+    [
+        ("put peel into the dustbin", "bin"),
+        ("put wrapper in waste bin", "bin"),
+        ("place mug on dry rack", "dish rack"),
+        ("put pan on stove top", "hob"),
+    ],
+)
+def test_more_names_of_the_bin_the_rack_and_the_hob(vocabulary: Vocabulary, text: str, zone: str) -> None:
+    assert extract_entities(text, vocabulary).location == zone
+
+
+def test_a_known_name_holding_a_break_word_is_read_whole(vocabulary: Vocabulary) -> None:
+    assert extract_entities("pour washing up liquid", vocabulary).food == "washing up liquid"

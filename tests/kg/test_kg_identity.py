@@ -249,3 +249,98 @@ def test_a_dish_is_the_food_it_is_made_of(kitchen: KitchenConfig) -> None:
     assert _places(kg, "cheese")[0].startswith("in egg")
     kg = _run(kitchen, "mix ingredients", "knead dough", "knead dough")
     assert kg.foods_named("dough") == [] and len(kg.foods_named("ingredient")) == 1
+
+
+def test_a_thing_put_again_where_it_already_lies_is_another_one(kitchen: KitchenConfig) -> None:
+    kg = _run(
+        kitchen,
+        "take cup",
+        "put cup in dishwasher",
+        "take fork",
+        "put fork in dishwasher",
+        "put cup in dishwasher",
+    )
+    assert _places(kg, "cup") == ["at dishwasher (zone_dishwasher_1)"] * 2
+
+
+def test_the_same_put_said_twice_in_a_row_is_one_thing(kitchen: KitchenConfig) -> None:
+    kg = _run(kitchen, "take bowl", "put bowl in dishwasher", "put bowl in dishwasher")
+    assert _places(kg, "bowl") == ["at dishwasher (zone_dishwasher_1)"]
+
+
+def test_rubbish_already_in_the_bin_is_not_the_rubbish_handled_later(kitchen: KitchenConfig) -> None:
+    kg = _run(
+        kitchen,
+        "pick up peelings from counter",
+        "put peelings into the dustbin",
+        "take peelings from counter",
+        "put peelings in dustpan",
+    )
+    first, second = _places(kg, "peelings")
+    assert first == "at bin (zone_bin_1)"
+    assert second.startswith("in dustpan")
+    kg = _run(kitchen, "take plate", "throw away scraps", "rinse plate", "throw away scraps")
+    assert _places(kg, "scraps") == ["at bin (zone_bin_1)"] * 2
+    kg = _run(kitchen, "take filter", "dispose of coffee grounds")
+    assert _places(kg, "coffee grounds") == ["at bin (zone_bin_1)"]
+
+
+def test_a_spice_named_by_its_head_noun_is_added_a_portion_at_a_time(kitchen: KitchenConfig) -> None:
+    kg = _run(
+        kitchen,
+        "take bowl",
+        "take garam masala",
+        "put garam masala into bowl",
+        "put garam masala in cupboard",
+    )
+    pack, portion = sorted(_places(kg, "garam masala"))
+    assert pack == "at cupboard (zone_cupboard_1)"
+    assert portion.startswith("in bowl")
+
+
+def test_a_soap_named_as_the_place_goes_onto_the_thing_handled_last(kitchen: KitchenConfig) -> None:
+    kg = _run(kitchen, "take brush", "take sponge", "wet sponge", "put on dish soap")
+    assert [place.split(" (")[0] for place in _places(kg, "dish soap")] == ["in sponge"]
+    assert kg.view(kg.foods_named("brush")[0], 0).location_text == "in right hand"
+
+
+def test_a_held_bottle_put_into_a_container_leaves_a_portion_there(kitchen: KitchenConfig) -> None:
+    kg = _run(kitchen, "take bowl", "take washing liquid", "put into the bowl")
+    bottle, portion = _places(kg, "washing liquid")
+    assert bottle.startswith("in ") and "hand" in bottle
+    assert portion.startswith("in bowl")
+
+
+def test_liquid_poured_with_a_sponge_held_goes_on_it_and_the_bottle_is_put_down(
+    kitchen: KitchenConfig,
+) -> None:
+    kg = _run(kitchen, "take sponge", "pour washing up liquid", "put down washing up liquid")
+    portion, bottle = _places(kg, "washing up liquid")
+    assert portion.startswith("in sponge")
+    assert bottle == "likely at counter (zone_counter_1)"
+
+
+def test_a_put_naming_no_object_puts_the_thing_just_rinsed(kitchen: KitchenConfig) -> None:
+    kg = _run(kitchen, "take brush", "put colander on counter", "rinse colander", "put on drying rack")
+    assert _places(kg, "colander") == ["at dish rack (zone_dish_rack_1)"]
+    assert _places(kg, "brush") == ["in right hand"]
+
+
+def test_more_of_a_food_put_into_its_pan_joins_it(kitchen: KitchenConfig) -> None:
+    kg = _run(kitchen, "take pan", "put pan on hob", "put rice in pan", "take spoon", "put rice in pan")
+    assert len(kg.foods_named("rice")) == 1
+
+
+def test_emptying_a_pan_pours_out_every_thing_of_that_name_in_it(kitchen: KitchenConfig) -> None:
+    kg = _run(
+        kitchen,
+        "take pan",
+        "put pan on hob",
+        "take egg",
+        "crack egg into pan",
+        "take another egg",
+        "crack egg into pan",
+        "take plate",
+        "empty egg on plate",
+    )
+    assert [place.split(" (")[0] for place in _places(kg, "egg")] == ["in plate"] * 2

@@ -9,8 +9,9 @@ since (``opens: true`` in locations.yaml; narrators often leave the "close" out,
 sink, the counter: ``works: true``), else onto the kitchen's work surface; a pan or pot
 (``cookware``) set down while the hob is on goes onto the hob. The graph marks that place *likely*,
 and ``kg where`` says so; a thing set down to free a hand, with no place it came from, goes there
-too (but into no receptacle). Likewise "pour oil" with no place pours into the container handled
-last, and food flipped or fried whose place was never said is in the pan held or on the hob.
+too (but into no receptacle). A bare put while a bowl or box is held, with nothing open, goes into
+that bowl. Likewise "pour oil" with no place pours into the container handled last, and food
+flipped, fried or stirred whose place was never said is in the pan held or on the hob.
 """
 
 from __future__ import annotations
@@ -45,6 +46,21 @@ def unsaid_place(
     hob = lit_hob(kg, vocabulary) if head_noun(name) in vocabulary.cookware else None
     receptacle = open_receptacle(kg, vocabulary, now, float("-inf")) if put else None
     return hob or receptacle or kg.work_zone() or vocabulary.work_surface
+
+
+def held_container(kg: KitchenGraph, vocabulary: Vocabulary, put: str) -> str | None:
+    """The bowl, box or cup (a ``containers`` noun that is no ``vessels`` pan) held in the other hand
+    while a thing that is no container is put down without a place ("take bowl, take peach, put
+    peach"): it is filled, so the thing goes into it. None without one."""
+    if head_noun(kg.view(put, 0).name) in vocabulary.containers:
+        return None
+    held = [
+        food_id
+        for food_id in kg.hands().values()
+        if food_id != put
+        and head_noun(kg.view(food_id, 0).name) in vocabulary.containers - vocabulary.vessels
+    ]
+    return held[0] if held else None
 
 
 def lit_hob(kg: KitchenGraph, vocabulary: Vocabulary) -> str | None:

@@ -10,7 +10,13 @@ a bowl put into itself), the graph is repaired and the report carries a warning.
 from __future__ import annotations
 
 from treebrain.kg.consistency import free_hand_for, put_back
-from treebrain.kg.context import cooking_pan, last_container, open_receptacle, unsaid_place
+from treebrain.kg.context import (
+    cooking_pan,
+    held_container,
+    last_container,
+    open_receptacle,
+    unsaid_place,
+)
 from treebrain.kg.graph import KitchenGraph
 from treebrain.kg.models import (
     ExecutionReport,
@@ -147,7 +153,10 @@ def _move(
     if update.update_type is UpdateType.PLACE and kg.hand_of(food_id) is None:
         warnings.append(f"{food_id} was not in hand ({kg.view(food_id, 0).location_text}) when placed")
     if destination is not None and destination.kind == "zone" and destination.zone is not None:
-        _put(kg, food_id, places.place(destination.zone), warnings)
+        place_id = places.place(destination.zone)
+        for poured in _poured_with(kg, food_id, update, places.vocabulary):
+            _put(kg, poured, place_id, warnings)
+        _put(kg, food_id, place_id, warnings)
     elif destination is not None and destination.kind == "back":
         put_back(kg, food_id)
     elif destination is None and _pours_unheld(kg, food_id, update, places.vocabulary):
@@ -169,9 +178,26 @@ def _move(
 
 def _set_down(kg: KitchenGraph, food_id: str, places: PlaceResolver, put: bool) -> str:
     """The place a held thing put down without one (`put`: a narrated bare put; else set down unsaid
-    to free a hand) most likely goes (context.unsaid_place)."""
+    to free a hand) most likely goes: with no receptacle open, into a bowl or box held in the other
+    hand (context.held_container), else context.unsaid_place."""
+    vocabulary = places.vocabulary
+    if put and open_receptacle(kg, vocabulary, places.seen_at, float("-inf")) is None:
+        container = held_container(kg, vocabulary, food_id)
+        if container is not None:
+            return container
     name = kg.view(food_id, 0).name
-    return places.place(unsaid_place(kg, places.vocabulary, places.seen_at, name, put))
+    return places.place(unsaid_place(kg, vocabulary, places.seen_at, name, put))
+
+
+def _poured_with(kg: KitchenGraph, food_id: str, update: KgUpdate, vocabulary: Vocabulary) -> list[str]:
+    """The other things of the same name in the container a pouring verb empties a thing out of
+    ("empty egg on plate" with two eggs cracked into the pan): poured out, they all go."""
+    entry = vocabulary.verbs.get(normalise_phrase(update.action))
+    container = kg.location_of(food_id)
+    if entry is None or not entry.pours or container is None or not kg.has_food(container):
+        return []
+    name = kg.view(food_id, 0).name
+    return [other for other in kg.foods_named(name, exclude={food_id}) if kg.location_of(other) == container]
 
 
 def _pours_unheld(kg: KitchenGraph, food_id: str, update: KgUpdate, vocabulary: Vocabulary) -> bool:

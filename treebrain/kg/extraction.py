@@ -78,6 +78,7 @@ def extract_entities(text: str, vocabulary: Vocabulary) -> Extraction:
     noun_start = verb_span.end if verb_span else 0
     quantity = _quantity_at(tokens, noun_start, taken, vocabulary)
     target = _object(tokens, noun_start, taken, vocabulary)
+    target, places = _part_of_source(target, places, vocabulary)
     also = _conjoined(tokens, noun_start, taken, vocabulary) if target.kind == "food" else ()
     verb_type = verb.type if verb else None
     place = _preferred_place(places, verb_type)
@@ -246,8 +247,10 @@ def _names_no_object(phrase: list[str], vocabulary: Vocabulary) -> bool:
 
 
 def _phrase_end(tokens: list[str], start: int, taken: set[int], vocabulary: Vocabulary) -> int:
-    """Where a noun phrase starting at `start` ends: a taken word, a preposition or a break word."""
-    end = start
+    """Where a noun phrase starting at `start` ends: a taken word, a preposition or a break word, past
+    the end of a known name that holds one ("washing up liquid")."""
+    known = _span_at(tokens, start, vocabulary.food_phrases, taken)
+    end = known.end if known is not None else start
     while end < len(tokens) and end not in taken and not _breaks(tokens, end, vocabulary):
         end += 1
     return end
@@ -295,6 +298,21 @@ def _object(tokens: list[str], start: int, taken: set[int], vocabulary: Vocabula
     return _named(phrase, vocabulary)
 
 
+def _part_of_source(
+    target: _Object, places: list[_Place], vocabulary: Vocabulary
+) -> tuple[_Object, list[_Place]]:
+    """A part named alone, taken from a thing ("remove pieces from the garlic", "take out layer from
+    the ginger"), is that thing: the garlic is handled, no "pieces" object is made."""
+    words = (target.phrase or "").split()
+    if target.kind != "food" or len(words) != 1 or singular(words[0]) not in vocabulary.part_words:
+        return target, places
+    for place in places:
+        source = _named(place.name.split(), vocabulary) if place.role == "source" else None
+        if source is not None and source.kind == "food":
+            return source, [other for other in places if other is not place]
+    return target, places
+
+
 def _dressing(tokens: list[str], taken: set[int], vocabulary: Vocabulary) -> _Object | None:
     """What an object is changed "with" when that is used a portion at a time ("season chicken with
     oil", "sprinkle pasta with salt"); None otherwise ("fill bowl with water" leaves it alone)."""
@@ -307,7 +325,7 @@ def _dressing(tokens: list[str], taken: set[int], vocabulary: Vocabulary) -> _Ob
     named = _named(phrase, vocabulary)
     if named.kind != "food" or named.name is None:
         return None
-    return named if singular_phrase(vocabulary.names.canonical(named.name)) in vocabulary.portions else None
+    return named if vocabulary.is_portion(named.name) else None
 
 
 def _conjoined(tokens: list[str], start: int, taken: set[int], vocabulary: Vocabulary) -> tuple[str, ...]:

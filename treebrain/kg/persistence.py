@@ -125,7 +125,7 @@ def save_graph(kg: KitchenGraph, path: str | Path) -> None:
 
 def load_graph(path: str | Path, names: NameResolver | None = None) -> LoadedGraph:
     """Read and validate a saved graph; InputError lists every problem with its location."""
-    document, source = load_located(path, GraphFile, as_json=True)
+    document, source = load_located(path, GraphFile, as_json=True, written_here=True)
     return _build(document, source, names)
 
 

@@ -34,6 +34,9 @@ class Retrieval(Frozen):
     loose: FoodView | None = Field(
         None, description="with nothing held: the thing handled last, when it is at no known place"
     )
+    last: FoodView | None = Field(
+        None, description="for a put naming no object: the thing the latest narration was about"
+    )
     recent: tuple[FoodView, ...] = Field(
         (), description="for a general noun no node is named by: the things seen last, newest first"
     )
@@ -62,6 +65,7 @@ def retrieve_candidates(
             closed_zones=closed,
             last_handled=last_handled,
             loose=None if held else _loose(kg, last_handled, recent),
+            last=kg.view(last_handled, recent) if last_handled is not None else None,
         )
     canonical, head = kg.names.canonical(extraction.food), kg.names.head(extraction.food)
     match: MatchKind = "name"

@@ -26,7 +26,7 @@ from treebrain.kg.models import (
     OutcomeKind,
     UpdateType,
 )
-from treebrain.kg.names import head_noun, normalise_phrase, singular_phrase
+from treebrain.kg.names import head_noun, normalise_phrase
 from treebrain.kg.retrieval import Retrieval
 from treebrain.kg.vocabulary import Vocabulary
 
@@ -45,7 +45,8 @@ def decide(
 ) -> RuleDecision:
     """What the narration's words imply, and whether that is certain enough to apply without an LLM."""
     held = _held_object(extraction, retrieval, vocabulary)
-    if held is not None and _names(vocabulary, held, extraction.location):
+    extraction = _portion_put(extraction, held, retrieval, vocabulary)
+    if held is not None and extraction.food is None and _names(vocabulary, held, extraction.location):
         # "put in oil" (EPIC's "put the oil in"): the oil held is poured, it stays in hand
         extraction = extraction.model_copy(
             update={"verb_type": UpdateType.MODIFY_STATE, "location": None, "location_role": None}
@@ -65,6 +66,64 @@ def decide(
     return RuleDecision(update=update, certain=not doubts, reason="; ".join(doubts))
 
 
+def _portion_put(
+    extraction: Extraction, held: FoodView | None, retrieval: Retrieval, vocabulary: Vocabulary
+) -> Extraction:
+    """A narration that adds a portion of a thing used a portion at a time (``portions``) without
+    naming where, read as that portion put where it goes: the held bottle put into a container ("put
+    into the plate" with the washing liquid in hand; "put into the rack" puts the bottle away); such
+    a thing named as the place of a put while another is held ("put on soap": EPIC's "put soap on"),
+    onto the thing the narration before was about; and the held bottle "put in" ("put on detergent")
+    or such a thing poured with no place ("take sponge, pour washing up liquid"), into the container
+    or onto the sponge held (``containers``, ``scrubbers``; not the knife spreading it)."""
+    portion, receiver = _portion_and_receiver(extraction, held, retrieval, vocabulary)
+    if portion is None or receiver is None:
+        return extraction
+    return extraction.model_copy(
+        update={
+            "food": portion,
+            "food_phrase": portion,
+            "target_kind": "food",
+            "location": receiver,
+            "location_role": "destination",
+        }
+    )
+
+
+def _portion_and_receiver(
+    extraction: Extraction, held: FoodView | None, retrieval: Retrieval, vocabulary: Vocabulary
+) -> tuple[str | None, str | None]:
+    """The portion a narration adds unsaid and the name of what receives it, else (None, None)."""
+    place = extraction.location
+    if extraction.food is not None:
+        if place is None and extraction.pours and vocabulary.is_portion(extraction.food):
+            return extraction.food, _receiver_held(retrieval, vocabulary, extraction.food)
+        return None, None
+    if held is None or place is None or vocabulary.zone_for(place) is not None:
+        return None, None
+    if _names(vocabulary, held, place):
+        portion = held.name if vocabulary.is_portion(held.name) else None
+        return portion, _receiver_held(retrieval, vocabulary, held.name) if portion else None
+    if vocabulary.is_portion(held.name) and head_noun(place) in vocabulary.containers:
+        return held.name, place
+    if vocabulary.is_portion(place):
+        last = retrieval.last
+        receiver = last if last is not None and not _names(vocabulary, last, place) else held
+        return place, receiver.name
+    return None, None
+
+
+def _receiver_held(retrieval: Retrieval, vocabulary: Vocabulary, portion: str) -> str | None:
+    """The container or sponge held, handled last, other than the portion's own bottle."""
+    receivers = vocabulary.containers | vocabulary.scrubbers
+    held = [
+        food
+        for food in retrieval.held
+        if not _names(vocabulary, food, portion) and head_noun(food.name) in receivers
+    ]
+    return max(held, key=lambda food: food.last_seen).name if held else None
+
+
 def adds_portion(extraction: Extraction, retrieval: Retrieval, vocabulary: Vocabulary) -> bool:
     """Whether the narration adds a portion of something used a portion at a time (``portions``):
     put onto or into an object ("put salt on chicken breasts"), or poured, tipped or spooned into a
@@ -72,11 +131,7 @@ def adds_portion(extraction: Extraction, retrieval: Retrieval, vocabulary: Vocab
     of its own there; the pack, bottle or shaker does not move. A portion already moved into a spoon
     or bowl is poured on as itself ("tip salt into pan")."""
     named = _named_place(extraction)
-    if (
-        extraction.food is None
-        or named is None
-        or singular_phrase(vocabulary.names.canonical(extraction.food)) not in vocabulary.portions
-    ):
+    if extraction.food is None or named is None or not vocabulary.is_portion(extraction.food):
         return False
     if extraction.verb_type is UpdateType.PLACE:
         return vocabulary.zone_for(named) is None
@@ -99,15 +154,32 @@ def _portion_there(extraction: Extraction, retrieval: Retrieval, vocabulary: Voc
 
 
 def _held_object(extraction: Extraction, retrieval: Retrieval, vocabulary: Vocabulary) -> FoodView | None:
-    """The object a put without one is about: the held one its place names ("put in oil"), else the
-    one handled last of those held ("put in dishwasher"), else the thing handled last when it is at
-    no known place; None when the narration names its object or is no put."""
+    """The object a put without one is about: the held one its place names when it is used a portion
+    at a time ("put in oil"), else the one handled last of the others held ("put in dishwasher"; "put
+    into the plate" with the plate and the washing liquid in hand: the liquid), else the thing handled
+    last when it is at no known place; None when the narration names its object or is no put."""
     if extraction.food is not None or extraction.verb_type is not UpdateType.PLACE:
         return None
     if not retrieval.held:
         return retrieval.loose
+    if _just_worked_on(retrieval, extraction, vocabulary):
+        return retrieval.last
     named = [food for food in retrieval.held if _names(vocabulary, food, extraction.location)]
-    return (named or sorted(retrieval.held, key=lambda food: -food.last_seen))[0]
+    poured = [food for food in named if vocabulary.is_portion(food.name)]
+    others = [food for food in retrieval.held if food not in named]
+    return (poured or sorted(others or named, key=lambda food: -food.last_seen))[0]
+
+
+def _just_worked_on(retrieval: Retrieval, extraction: Extraction, vocabulary: Vocabulary) -> bool:
+    """Whether the narration before changed a thing not held ("rinse sharpening stand", "cut onion")
+    that this put's place does not name: "put on drying rack" then puts that thing, not the one
+    picked up earlier and still held."""
+    last = retrieval.last
+    if last is None or last.hand is not None or not last.recent:
+        return False
+    if last.zone_id in retrieval.closed_zones or _names(vocabulary, last, extraction.location):
+        return False
+    return last.recent[-1].outcome is OutcomeKind.MODIFY_STATE
 
 
 def _names(vocabulary: Vocabulary, food: FoodView, phrase: str | None) -> bool:
@@ -140,12 +212,21 @@ def _target(
         # the jug opens the next one
         matching = tuple(food for food in matching if not _just_put_in_container(food, vocabulary))
     elif _discards(extraction, vocabulary):
-        matching = tuple(food for food in matching if not _stored(food, vocabulary))
+        matching = tuple(
+            food
+            for food in matching
+            if not (_stored(food, vocabulary) or _thrown_away_before(food, retrieval, vocabulary))
+        )
+    if extraction.verb_type is UpdateType.PLACE:
+        matching = tuple(food for food in matching if not _poured_in(food, vocabulary))
     if extraction.verb_type is UpdateType.PLACE and _named_place(extraction) is not None:
         matching = tuple(
             food
             for food in matching
-            if not (_put_away(food, extraction, vocabulary) or _poured_in(food, vocabulary))
+            if not (
+                _put_away(food, extraction, vocabulary)
+                or _put_there_before(food, extraction, retrieval, vocabulary)
+            )
         )
     if not matching:
         return None
@@ -199,6 +280,42 @@ def _stored(food: FoodView, vocabulary: Vocabulary) -> bool:
     )
 
 
+def _thrown_away_before(food: FoodView, retrieval: Retrieval, vocabulary: Vocabulary) -> bool:
+    """Whether the thing lies in the bin from an earlier narration than the one before ("throw away
+    garbage" once more, later on: other garbage). Said twice in a row, it is the same throw."""
+    return (
+        food.hand is None
+        and food.zone_name in vocabulary.discard_zones
+        and food.food_id != retrieval.last_handled
+    )
+
+
+def _put_there_before(
+    food: FoodView, extraction: Extraction, retrieval: Retrieval, vocabulary: Vocabulary
+) -> bool:
+    """Whether the thing's latest narration, not the one just before, put it where this put sends an
+    X ("put spoon in dishwasher, put knife in dishwasher, put spoon in dishwasher"): nothing took it
+    out, so the second put is about another X. Said twice in a row, it is the same put; more of a
+    food put into the pan it cooks in joins it."""
+    in_vessel = food.location_id != food.zone_id and head_noun(food.location_name) in vocabulary.vessels
+    return (
+        food.hand is None
+        and not in_vessel
+        and food.place_certainty == "sure"
+        and food.food_id != retrieval.last_handled
+        and _put_last(food, vocabulary)
+        and _where_named(food, extraction, vocabulary)
+    )
+
+
+def _where_named(food: FoodView, extraction: Extraction, vocabulary: Vocabulary) -> bool:
+    """Whether the place the narration names is where the thing is (its zone or the object it is in)."""
+    named = _named_place(extraction)
+    here = {normalise_phrase(food.location_name or ""), normalise_phrase(food.zone_name or "")}
+    zone = vocabulary.zone_for(named) if named is not None else None
+    return normalise_phrase(named or "") in here or (zone is not None and zone[0] in here)
+
+
 def _put_away(food: FoodView, extraction: Extraction, vocabulary: Vocabulary) -> bool:
     """Whether the thing's latest narration put it away somewhere else, not where one works nor into a
     vessel food is worked in ("put yeast in bin", then "put yeast in cupboard"; the lid set on the
@@ -206,10 +323,7 @@ def _put_away(food: FoodView, extraction: Extraction, vocabulary: Vocabulary) ->
     naming another place, with no take between, is about another one of that name."""
     if food.location_id is None or food.place_certainty != "sure" or not _put_last(food, vocabulary):
         return False
-    named = _named_place(extraction)
-    here = {normalise_phrase(food.location_name or ""), normalise_phrase(food.zone_name or "")}
-    zone = vocabulary.zone_for(named) if named is not None else None
-    if normalise_phrase(named or "") in here or (zone is not None and zone[0] in here):
+    if _where_named(food, extraction, vocabulary):
         return False
     if food.location_id != food.zone_id:
         return head_noun(food.location_name) not in vocabulary.vessels
@@ -217,12 +331,14 @@ def _put_away(food: FoodView, extraction: Extraction, vocabulary: Vocabulary) ->
 
 
 def _poured_in(food: FoodView, vocabulary: Vocabulary) -> bool:
-    """Whether the thing's latest narration poured it into another object ("pour yeast into pan"): it
-    is mixed in there, and a put naming another place ("put yeast in cupboard") is about its pack."""
+    """Whether the thing's latest narration poured it into another object ("pour yeast into pan") or
+    put a portion of it there ("put on detergent" onto the sponge): it is mixed in or used there, and
+    a put ("put yeast in cupboard", "put detergent") is about its pack."""
     if food.hand is not None or food.location_id == food.zone_id or not food.recent:
         return False
     entry = vocabulary.verbs.get(normalise_phrase(food.recent[-1].action))
-    return entry is not None and entry.pours
+    portion = vocabulary.is_portion(food.name) and _put_last(food, vocabulary)
+    return (entry is not None and entry.pours) or portion
 
 
 def _may_be_taken(

@@ -20,7 +20,7 @@ from treebrain.documents import DataPath, Document, dotted, load_located
 from treebrain.errors import InputError, Problem
 from treebrain.kg.classes import load_class_file
 from treebrain.kg.models import Frozen, HandSlot, LocationRole, UpdateType
-from treebrain.kg.names import SynonymResolver, normalise_phrase, singular_phrase
+from treebrain.kg.names import SynonymResolver, head_noun, normalise_phrase, singular_phrase
 
 FileT = TypeVar("FileT", bound=Frozen)
 
@@ -104,6 +104,7 @@ class NounsFile(Frozen):
     vessels: list[str] = []
     covers: list[str] = []
     cookware: list[str] = []
+    scrubbers: list[str] = []
     portions: list[str] = []
     general_foods: list[str] = []
     made_of: dict[str, list[str]] = {}
@@ -190,6 +191,7 @@ class Vocabulary:
         self.vessels = frozenset(singular_phrase(normalise_phrase(word)) for word in nouns.vessels)
         self.covers = frozenset(singular_phrase(normalise_phrase(word)) for word in nouns.covers)
         self.cookware = frozenset(singular_phrase(normalise_phrase(word)) for word in nouns.cookware)
+        self.scrubbers = frozenset(singular_phrase(normalise_phrase(word)) for word in nouns.scrubbers)
         self.portions = frozenset(singular_phrase(normalise_phrase(word)) for word in nouns.portions)
         self.general_foods = frozenset(_singular(word) for word in nouns.general_foods)
         self.made_of = {
@@ -209,6 +211,12 @@ class Vocabulary:
     def update_type(self, text: str) -> UpdateType | None:
         """Normalise an LLM's update type or verb ("pick_up", "TURN", "create") to one of the four."""
         return self._type_names.get(_type_key(text))
+
+    def is_portion(self, name: str) -> bool:
+        """Whether a thing of this name is used a portion at a time (``portions``), by its whole name
+        or its head noun: "chilli powder", "garam masala", "washing liquid" as well as "salt"."""
+        canonical = singular_phrase(self.names.canonical(name))
+        return canonical in self.portions or head_noun(canonical) in self.portions
 
     def zone_for(self, text: str) -> tuple[str, str] | None:
         """The zone a place phrase names, as (name, type), or None when it names no known zone.
