@@ -7,11 +7,13 @@ import math
 
 import pytest
 
-from tests.manipulation.conftest import CUBE, box, observe, on_table
+from tests.manipulation.conftest import CUBE, TABLE_Z, box, box_region, observe, on_table
 from treebrain.manipulation.geometry import axis_angle, multiply, wrap_half_turn
 from treebrain.manipulation.grasping import (
     CLEAR_M,
     FINGER_THICKNESS_M,
+    HAND_ABOVE_GRIP_M,
+    ROUND_LINES,
     GraspChoice,
     choose_grasp,
     grasp_choices,
@@ -154,3 +156,117 @@ def test_a_rolled_and_turned_object_offers_only_its_horizontal_axis() -> None:
     lying = box("lying", (0.0, 0.0, 0.85), (0.02, 0.05, 0.02), quaternion=quaternion)
     [only] = grasp_choices(lying, {}, 0.0, OPENING)
     assert same_line(only.finger_heading, 0.4)
+
+
+# -- the hand: a 21 cm bar along the finger line, 2.6 cm above the grip ---------------------------
+
+SHORT: Vec3 = (0.024, 0.02, 0.024)
+"""A bread box: short beside the cartons."""
+CARTON: Vec3 = (0.02, 0.02, 0.072)
+
+
+def short_grip(thing: ObjectObservation) -> float:
+    """Where the grip site closes on a short box standing on the table (at its middle)."""
+    return thing.position[2]
+
+
+def test_the_hand_goes_down_the_line_no_tall_neighbour_stands_on() -> None:
+    """A carton 7 cm along y: fingers across y would bring the hand down onto it; across x they
+    come down beside it, though that side is the wider one and the wrist turns further."""
+    bread = on_table("bread", 0.0, 0.0, SHORT)
+    carton = on_table("milk", 0.0, 0.07, CARTON)
+    neighbours = states(bread, carton)
+    [first, second] = grasp_choices(bread, neighbours, math.pi / 2, OPENING, short_grip(bread))
+    assert same_line(first.finger_heading, 0.0)
+    assert first.hand_stop_m == 0.0
+    assert same_line(second.finger_heading, math.pi / 2)
+    carton_state = neighbours["milk"]
+    assert second.hand_stop_m == pytest.approx(carton_state.top - HAND_ABOVE_GRIP_M - short_grip(bread))
+
+
+def test_without_a_grip_height_the_hand_is_not_checked() -> None:
+    bread = on_table("bread", 0.0, 0.0, SHORT)
+    carton = on_table("milk", 0.0, 0.07, CARTON)
+    assert {choice.hand_stop_m for choice in grasp_choices(bread, states(bread, carton), 0.0, OPENING)} == {
+        0.0
+    }
+
+
+def test_a_neighbour_below_the_hand_is_not_in_its_way() -> None:
+    bread = on_table("bread", 0.0, 0.0, SHORT)
+    cube = on_table("cube", 0.0, 0.07)
+    choices = grasp_choices(bread, states(bread, cube), 0.0, OPENING, short_grip(bread))
+    assert {choice.hand_stop_m for choice in choices} == {0.0}
+
+
+def test_a_turned_neighbour_is_measured_by_its_own_footprint() -> None:
+    """A thin box turned 45 degrees away past the hand's end: its world-aligned box reaches over the
+    hand's line, its own sides stay 6 cm from it."""
+    bread = on_table("bread", 0.0, 0.0, SHORT)
+    thin = on_table("cereal", 0.13, 0.06, (0.05, 0.006, 0.075), yaw=-math.pi / 4)
+    choices = grasp_choices(bread, states(bread, thin), 0.0, OPENING, short_grip(bread), {"cereal": thin})
+    along_x = next(choice for choice in choices if same_line(choice.finger_heading, 0.0))
+    assert along_x.hand_stop_m == 0.0
+    aligned = grasp_choices(bread, states(bread, thin), 0.0, OPENING, short_grip(bread))
+    assert next(choice for choice in aligned if same_line(choice.finger_heading, 0.0)).hand_stop_m > 0.0
+
+
+CARTONS_AROUND = [
+    on_table(f"carton{index}", x, y, CARTON)
+    for index, (x, y) in enumerate(((0.12, 0.0), (-0.12, 0.0), (0.0, 0.12), (0.0, -0.12)))
+]
+"""Tall cartons 12 cm away on both sides of both axes: the hand comes down onto one either way."""
+
+
+def round_can(x: float, y: float) -> ObjectObservation:
+    half = (0.026, 0.026, 0.04)
+    return on_table("can", x, y, half).model_copy(update={"round": True})
+
+
+def test_a_round_object_boxed_in_both_ways_is_offered_lines_between_its_axes() -> None:
+    """Cartons on both sides of both of the can's axes: a line between them is clear."""
+    can = round_can(0.0, 0.0)
+    choices = grasp_choices(can, states(can, *CARTONS_AROUND), 0.0, OPENING, 0.86)
+    assert len(choices) == ROUND_LINES
+    assert choices[0].clear
+    assert abs(wrap_half_turn(choices[0].finger_heading)) == pytest.approx(
+        math.pi / 4, abs=math.pi / 12 + 1e-9
+    )
+
+
+def test_a_round_object_with_a_clear_axis_keeps_its_two() -> None:
+    can = round_can(0.0, 0.0)
+    assert len(grasp_choices(can, states(can), 0.0, OPENING, 0.86)) == 2
+
+
+def test_a_square_box_is_never_gripped_across_a_corner() -> None:
+    bread = on_table("bread", 0.0, 0.0, SHORT)
+    assert len(grasp_choices(bread, states(bread, *CARTONS_AROUND), 0.0, OPENING, short_grip(bread))) == 2
+
+
+def test_a_bin_s_wall_is_in_the_hand_s_way() -> None:
+    """A short box 6 cm from a bin's wall (10 cm high): the hand along the wall passes it, the hand
+    across it would come down on the wall; a box without walls has none."""
+    bread = on_table("bread", 0.0, 0.0, SHORT)
+    walled = box_region((-0.3, 0.3), (-0.3, 0.06), surface_z=TABLE_Z).model_copy(update={"wall_top_z": 0.9})
+    [along, across] = grasp_choices(
+        bread, states(bread), math.pi / 2, OPENING, short_grip(bread), walls=[walled]
+    )
+    assert same_line(along.finger_heading, 0.0)
+    assert along.hand_stop_m == 0.0
+    assert same_line(across.finger_heading, math.pi / 2)
+    assert across.hand_stop_m == pytest.approx(0.9 - HAND_ABOVE_GRIP_M - short_grip(bread))
+    assert across.hand_clearance_m < 0.0
+    open_box = walled.model_copy(update={"wall_top_z": None})
+    choices = grasp_choices(bread, states(bread), math.pi / 2, OPENING, short_grip(bread), walls=[open_box])
+    assert {choice.hand_stop_m for choice in choices} == {0.0}
+
+
+def test_of_two_lines_both_over_a_wall_the_one_less_over_it_comes_first() -> None:
+    """In a bin's corner every line reaches a wall: the hand that overlaps less may still pass."""
+    bread = on_table("bread", 0.0, 0.0, SHORT)
+    corner = box_region((-0.07, 0.3), (-0.3, 0.09), surface_z=TABLE_Z).model_copy(update={"wall_top_z": 0.9})
+    first, second = grasp_choices(bread, states(bread), 0.0, OPENING, short_grip(bread), walls=[corner])
+    assert first.hand_stop_m == second.hand_stop_m > 0.0
+    assert same_line(first.finger_heading, math.pi / 2)
+    assert first.hand_clearance_m > second.hand_clearance_m

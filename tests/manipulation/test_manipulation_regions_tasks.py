@@ -129,6 +129,16 @@ def test_a_box_s_surface_must_be_inside_its_z_range() -> None:
         box_region((0.1, 0.3), (0.1, 0.3), surface_z=0.5)
 
 
+def test_a_box_s_walls_must_stand_above_its_floor() -> None:
+    with pytest.raises(ValidationError, match=r"wall_top_z 0.8 is not above surface_z 0.82"):
+        BoxRegion.model_validate({**BIN.model_dump(), "wall_top_z": 0.8})
+
+
+@pytest.mark.parametrize(("point", "inside_by"), [((0.2, 0.12, 0.9), 0.02), ((0.35, 0.2, 0.9), -0.05)])
+def test_how_far_inside_a_box_s_sides_a_point_is(point: Vec3, inside_by: float) -> None:
+    assert BIN.inside_by(point) == pytest.approx(inside_by)
+
+
 def test_a_box_needs_ordered_ranges() -> None:
     with pytest.raises(ValidationError, match=r"min \(0.3\) must be below max \(0.1\)"):
         box_region((0.3, 0.1), (0.1, 0.3))

@@ -21,7 +21,7 @@ from treebrain.robots.manipulator.kinematic import (
     SuccessBox,
 )
 from treebrain.robots.manipulator.limits import Interval, ManipulatorLimits, Workspace
-from treebrain.robots.manipulator.observation import ManipulatorObservation, Vec3
+from treebrain.robots.manipulator.observation import Contact, ManipulatorObservation, Vec3
 
 TASKS = """
 tasks:
@@ -315,6 +315,87 @@ def test_approaching_an_object_too_wide_to_grip_fails_with_the_reason(task: Task
     result = Scene(task, objects=[crate, BLOCK]).run("approach", object="cube")
     assert not result.success
     assert result.reason == "cube is 0.100 x 0.100 m across, wider than the gripper opens (0.072 m) both ways"
+
+
+def test_a_retry_keeps_its_line_from_the_approach_to_the_close(task: TaskSpec) -> None:
+    """A lone cube's two lines are equally clear; attempt 2 is the one further from the wrist's
+    heading at the episode's start, not from where the wrist turned to, so the grasp does not turn
+    the fingers back a quarter turn while they descend."""
+    alone = Scene(task, objects=[CUBE])
+    start = alone.finger_heading()
+    assert alone.run("approach", 2, object="cube").success
+    line = alone.finger_heading()
+    assert abs(wrap_half_turn(line - start)) > 1.0
+    assert alone.run("grasp", 2, object="cube").success
+    assert abs(wrap_half_turn(alone.finger_heading() - line)) < 0.05
+
+
+def test_a_move_that_comes_no_closer_ends_and_its_postcondition_judges(scene: Scene) -> None:
+    """An arm at the edge of its reach hovers short of the target: each move ends after
+    `no_progress_steps` steps without coming closer (the guarded last stretch down after
+    `settle_steps` still ones), not at the step limit, and the skill's postcondition decides."""
+    run = scene.start("approach", object="cube")
+    assert isinstance(run, SkillRun)
+    stuck = scene.observation
+    for _ in range(scene.settings.max_steps):
+        out = run.step(stuck, scene.world)
+        if isinstance(out, SkillResult):
+            break
+    assert isinstance(out, SkillResult), "the approach never ended"
+    assert out.reason == "postcondition: the gripper is not over cube"
+    assert out.steps <= 2 * scene.settings.no_progress_steps + scene.settings.settle_steps + 1
+
+
+class BrushedScene(Scene):
+    """The kinematic stand-in with the hand touching `touched` on every step (it has no hand of its own)."""
+
+    def __init__(self, task: TaskSpec, touched: str) -> None:
+        super().__init__(task)
+        self.touched = touched
+
+    def step(self, run: SkillRun) -> SkillResult | None:
+        result = super().step(run)
+        contacts = (*self.observation.contacts, Contact(a="hand", b=self.touched))
+        self.observation = self.observation.model_copy(update={"contacts": contacts})
+        return result
+
+
+def test_the_hand_may_brush_a_neighbouring_object_on_the_way_down_to_a_grasp(task: TaskSpec) -> None:
+    """A short object between tall ones is reached only past their sides: a touch of the hand on
+    another object does not stop the descent, so the fingers close as deep as they should."""
+    brushed = BrushedScene(task, "block")
+    brushed.run_all(PICK_AND_PLACE[:1])
+    result = brushed.run("grasp", object="cube")
+    assert result.success
+    assert brushed.world.gripper_position[2] == pytest.approx(
+        brushed.world.objects["cube"].center[2], abs=0.01
+    )
+
+
+def test_a_touch_of_the_hand_on_a_fixture_stops_the_descent(task: TaskSpec) -> None:
+    brushed = BrushedScene(task, "fixture:bin1")
+    brushed.run_all(PICK_AND_PLACE[:1])
+    top = brushed.world.objects["cube"].top
+    result = brushed.run("grasp", object="cube")
+    assert not result.success
+    assert brushed.world.gripper_position[2] > top
+
+
+def test_a_guarded_move_pressed_against_something_ends_where_it_is(scene: Scene) -> None:
+    """Lowering onto a floor that is higher than believed: the gripper stops moving and the phase
+    ends after `settle_steps` still steps, not at the step limit."""
+    holding(scene)
+    scene.run("move_to_region", region="bin")
+    run = scene.start("place", region="bin")
+    assert isinstance(run, SkillRun)
+    stuck = scene.observation
+    for _ in range(20):
+        out = run.step(stuck, scene.world)
+        if isinstance(out, SkillResult):
+            break
+    assert isinstance(out, SkillResult), "the place never ended"
+    assert out.success
+    assert out.steps == scene.settings.settle_steps + 1
 
 
 # -- failures on the way --------------------------------------------------------------------------

@@ -82,6 +82,11 @@ class CartesianController:
         self._neutral = self._last_heading = heading(gripper.finger_axis)
         self._turned = 0.0
 
+    @property
+    def neutral_heading(self) -> float | None:
+        """The finger heading the episode began with (None before it began)."""
+        return self._neutral
+
     def reset(self) -> None:
         """Forget the velocity (a new target); the wrist's turn is kept."""
         self._last = None

@@ -31,12 +31,21 @@ class BoxRegion(RegionFrozen):
     z: Interval
     surface_z: float
     description: str = ""
+    wall_top_z: float | None = None
+    """The top of walls standing along the box's sides (a bin's), which the hand must keep clear
+    of when it reaches down into the box; None: no walls."""
 
     @model_validator(mode="after")
     def _surface_inside(self) -> BoxRegion:
         if not self.z.contains(self.surface_z):
             raise ValueError(f"surface_z {self.surface_z} is outside z [{self.z.min}, {self.z.max}]")
+        if self.wall_top_z is not None and self.wall_top_z <= self.surface_z:
+            raise ValueError(f"wall_top_z {self.wall_top_z} is not above surface_z {self.surface_z}")
         return self
+
+    def inside_by(self, point: Vec3) -> float:
+        """How far inside the box's sides `point` is horizontally (negative: outside)."""
+        return min(point[0] - self.x.min, self.x.max - point[0], point[1] - self.y.min, self.y.max - point[1])
 
 
 class OnObjectRegion(RegionFrozen):

@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from treebrain.manipulation.control import CLOSED, OPEN, CartesianController
+from treebrain.manipulation.control import CLOSED, OPEN, CartesianController, Reached
 from treebrain.manipulation.geometry import heading, horizontal_distance
 from treebrain.manipulation.grasping import choose_grasp
 from treebrain.manipulation.regions import BoxRegion, Region, Target, region_target
 from treebrain.manipulation.tasks import TaskSpec
-from treebrain.manipulation.world import WorldState, doubt
+from treebrain.manipulation.world import ObjectState, WorldState, doubt
 from treebrain.robots.manipulator.commands import EndEffectorCommand
 from treebrain.robots.manipulator.observation import ManipulatorObservation, Quat, Vec3
 
@@ -52,6 +52,15 @@ class SkillSettings(BaseModel):
     settle_steps: int = Field(default=3, ge=1)
     """Steps the fingers must stay still before a grip counts as done."""
     finger_still_m_s: float = Field(default=0.01, gt=0)
+    stalled_m_s: float = Field(default=0.005, gt=0)
+    """A guarded move slower than this (its wrist turned) for more than `settle_steps` steps is
+    pressed against something and ends where it is."""
+    no_progress_steps: int = Field(default=20, ge=1)
+    """A move that has come no closer to its target (by `progress_m`, or `progress_rad` of wrist
+    turn) in this many steps is as close as the arm gets (the edge of its reach): the phase ends
+    there and the skill's postcondition judges where it stopped."""
+    progress_m: float = Field(default=0.002, gt=0)
+    progress_rad: float = Field(default=0.02, gt=0)
     max_steps: int = Field(default=250, ge=1)
     """Steps a skill may take before it fails."""
     min_confidence: float = Field(default=0.5, ge=0.0, le=1.0)
@@ -97,9 +106,13 @@ class Phase:
     waits_for_fingers: bool = False
     stops_on_contact: bool = False
     """A guarded move: the phase ends as soon as the gripper touches anything but `expected`, or
-    (when `carrying`) `expected` touches anything but the gripper."""
+    (when `carrying`) `expected` touches anything but the gripper, or the gripper stops moving
+    short of its target (pressed against something)."""
     expected: str = ""
     carrying: bool = False
+    hand_brushes: bool = False
+    """The hand may brush the side of a neighbouring object on the way (the fingers may not): a
+    short object between tall ones is reached only so (the hand is 21 cm long along the fingers)."""
 
 
 PhaseFactory = Callable[[ManipulatorObservation, WorldState], Phase | str]
@@ -123,6 +136,10 @@ class SkillRun:
     _phase: Phase | None = None
     _anchor: Vec3 | None = None
     _still: int = 0
+    _stalled: int = 0
+    _closest: tuple[float, float] | None = None
+    """The smallest position and angle errors of this phase so far."""
+    _no_progress: int = 0
     _ended: SkillResult | None = field(default=None)
 
     def step(
@@ -144,7 +161,9 @@ class SkillRun:
                 built = self.phases[self._index](observation, world)
                 if isinstance(built, str):
                     return self._end(observation, world, built)
-                self._phase, self._anchor, self._still = built, observation.gripper.position, 0
+                self._phase, self._anchor = built, observation.gripper.position
+                self._still = self._stalled = self._no_progress = 0
+                self._closest = None
                 self.context.controller.reset()
             command = self._advance(self._phase, observation)
             if command is not None:
@@ -171,13 +190,39 @@ class SkillRun:
         target = phase.target if phase.target is not None else self._anchor
         assert target is not None
         command, reached = self.context.controller.command(gripper, target, phase.finger_heading, phase.grip)
-        if phase.stops_on_contact and _blocked(observation, phase.expected, phase.carrying):
-            return None
+        if phase.stops_on_contact:
+            if _blocked(observation, phase.expected, phase.carrying, phase.hand_brushes):
+                return None
+            turned = reached.angle_error_rad <= self.context.controller.settings.angle_tolerance_rad
+            slow = reached.speed_m_s < settings.stalled_m_s and turned and self.steps > 0
+            self._stalled = self._stalled + 1 if slow else 0
+            if self._stalled > settings.settle_steps:
+                return None
         if phase.waits_for_fingers:
             moved = gripper.command != phase.grip
             self._still = 0 if moved or gripper.finger_speed > settings.finger_still_m_s else self._still + 1
             return None if self._still >= settings.settle_steps else command
-        return None if reached.within(self.context.controller.settings, phase.tolerance) else command
+        if reached.within(self.context.controller.settings, phase.tolerance):
+            return None
+        return None if self._stopped_closing_in(reached) else command
+
+    def _stopped_closing_in(self, reached: Reached) -> bool:
+        """Whether the move has come no closer to its target for `no_progress_steps` steps."""
+        settings = self.context.settings
+        closest = self._closest
+        if (
+            closest is None
+            or reached.position_error_m < closest[0] - settings.progress_m
+            or reached.angle_error_rad < closest[1] - settings.progress_rad
+        ):
+            self._closest = (
+                reached.position_error_m if closest is None else min(closest[0], reached.position_error_m),
+                reached.angle_error_rad if closest is None else min(closest[1], reached.angle_error_rad),
+            )
+            self._no_progress = 0
+            return False
+        self._no_progress += 1
+        return self._no_progress >= settings.no_progress_steps
 
     def _end(self, observation: ManipulatorObservation, world: WorldState, reason: str) -> SkillResult:
         self._ended = SkillResult(
@@ -193,13 +238,18 @@ class SkillRun:
         return self._ended
 
 
-def _blocked(observation: ManipulatorObservation, expected: str, carrying: bool) -> bool:
-    """Whether the gripper touches anything but `expected` or, when it carries `expected`, that
-    object touches anything but the gripper."""
+def _blocked(observation: ManipulatorObservation, expected: str, carrying: bool, hand_brushes: bool) -> bool:
+    """Whether the gripper touches anything but `expected` (with `hand_brushes`, the hand may touch
+    other objects, not the table or a fixture) or, when it carries `expected`, that object touches
+    anything but the gripper."""
     gripper = {"left_finger", "right_finger", "hand"}
     if carrying and observation.touching(expected) - gripper:
         return True
-    return any(observation.touching(part) - gripper - {expected} for part in gripper)
+    brushed = set(observation.objects) if hand_brushes else set()
+    return any(
+        observation.touching(part) - gripper - {expected} - (brushed if part == "hand" else set())
+        for part in gripper
+    )
 
 
 # -- the skills ---------------------------------------------------------------------------------
@@ -277,15 +327,27 @@ def _travel_height(world: WorldState, settings: SkillSettings, below_gripper_m: 
     return tallest + settings.travel_clearance_m + below_gripper_m
 
 
+def _grip_height(state: ObjectState, settings: SkillSettings) -> float:
+    """Where the grip site goes to close on an object: `finger_depth_m` below its top, not below
+    its middle, and clear of its support."""
+    return max(
+        state.center[2], state.top - settings.finger_depth_m, state.bottom + settings.min_grasp_height_m
+    )
+
+
 def _grasp_heading(
     observation: ManipulatorObservation, world: WorldState, name: str, context: SkillContext
 ) -> float | str:
+    neutral = context.controller.neutral_heading
     choice = choose_grasp(
         observation.objects[name],
         world.objects,
-        heading(observation.gripper.finger_axis),
+        heading(observation.gripper.finger_axis) if neutral is None else neutral,
         context.settings.max_opening_m,
         context.attempt,
+        _grip_height(world.objects[name], context.settings),
+        observation.objects,
+        [region for region in context.task.regions.values() if isinstance(region, BoxRegion)],
     )
     return choice if isinstance(choice, str) else choice.finger_heading
 
@@ -321,6 +383,9 @@ def _approach(args: Mapping[str, str], context: SkillContext, world: WorldState)
             (state.center[0], state.center[1], state.top + settings.pregrasp_height_m),
             OPEN,
             fingers,
+            stops_on_contact=True,
+            expected=name,
+            hand_brushes=True,
         )
 
     def arrived(world: WorldState) -> str | None:
@@ -343,16 +408,14 @@ def _grasp(args: Mapping[str, str], context: SkillContext, world: WorldState) ->
         if isinstance(fingers, str):
             return fingers
         state = world.objects[name]
-        height = max(
-            state.center[2], state.top - settings.finger_depth_m, state.bottom + settings.min_grasp_height_m
-        )
         return Phase(
             "descend",
-            (state.center[0], state.center[1], height),
+            (state.center[0], state.center[1], _grip_height(state, settings)),
             OPEN,
             fingers,
             stops_on_contact=True,
             expected=name,
+            hand_brushes=True,
         )
 
     def close(observation: ManipulatorObservation, world: WorldState) -> Phase:

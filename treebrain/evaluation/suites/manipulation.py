@@ -191,7 +191,13 @@ def episode_detail(log: EpisodeLog) -> dict[str, Any]:
         "steps": log.total_steps,
         "sim_s": log.sim_seconds,
         "skills": [
-            {"skill": result.skill, "args": result.args, "success": result.success, "reason": result.reason}
+            {
+                "skill": result.skill,
+                "args": result.args,
+                "success": result.success,
+                "reason": result.reason,
+                "steps": result.steps,
+            }
             for result in log.skills
         ],
         "recovery": [] if log.recovery is None else log.recovery.model_dump(mode="json")["attempts"],
