@@ -177,7 +177,9 @@ def test_the_process_pool_survives_exits_hangs_and_exceptions(tmp_path: Path) ->
     markers = tmp_path / "markers"
     markers.mkdir()
     suite = MisbehavingSuite(markers, {"c1": "exit", "c2": "hang", "c3": "raise"})
-    results, _ = run(tmp_path, ProcessBackend(2), suite=suite, options=RunOptions(case_timeout_s=2.0))
+    # a case's time starts when it is sent: on a loaded machine the first case waits for its worker
+    # to start (2 s once made c0 time out and run twice)
+    results, _ = run(tmp_path, ProcessBackend(2), suite=suite, options=RunOptions(case_timeout_s=4.0))
     assert [(r.id, r.status, r.attempts) for r in results] == [
         ("c0", "fail", 1),
         ("c1", "pass", 2),

@@ -3,6 +3,7 @@ and ``run --ros`` explaining in one line that ROS 2 is missing."""
 
 from __future__ import annotations
 
+import logging
 import textwrap
 import uuid
 from pathlib import Path
@@ -200,3 +201,31 @@ def test_run_with_ros_but_without_the_extra_explains_in_one_line(capsys, monkeyp
     assert main(["run", str(demo), "--ros", "--no-record", "--quiet"]) == 2
     err = capsys.readouterr().err
     assert err == f"treebrain: {missing.value}\n"
+
+
+class UnreadableTwice:
+    """An executor whose spin raises what rclpy raised once under load (a taken message it could
+    not turn into Python) twice, then runs until it is shut down."""
+
+    def __init__(self) -> None:
+        self.spins = 0
+
+    def spin(self) -> None:
+        self.spins += 1
+        if self.spins <= 2:
+            raise RuntimeError("Unable to convert call argument '0' to Python object")
+
+
+def test_the_executor_thread_drops_an_unreadable_message_with_one_warning_and_goes_on(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    from treebrain.ros.bridge import RosBridge
+
+    bridge = RosBridge.__new__(RosBridge)  # only the executor loop: no ROS needed
+    bridge.executor, bridge._stopping = UnreadableTwice(), False
+    with caplog.at_level(logging.WARNING, logger="treebrain.ros"):
+        bridge._spin()
+    assert bridge.executor.spins == 3  # spun again after each error, until it ended
+    assert [record.getMessage() for record in caplog.records] == [
+        "a ROS message could not be read and was dropped: Unable to convert call argument '0' to Python object"
+    ]

@@ -70,6 +70,8 @@ MAX_CALLBACKS_PER_TICK = 200
 value), so a flood of messages cannot stall the tree."""
 STOP_ACK_S = 1.0
 """How long closing waits for subscribers to acknowledge the actuators' stop messages."""
+ERROR_PAUSE_S = 0.01
+"""How long the executor thread pauses after a message it could not read."""
 ABANDONED_S = 5.0
 """A stream or view a client opened that has had no reader for this long (its client was killed
 before it could close it) is closed, so a vanished watcher leaves no publisher and no per-tick work."""
@@ -331,9 +333,7 @@ class RosBridge:
         executors: Any = importlib.import_module("rclpy.executors")
         self.executor = executors.SingleThreadedExecutor()
         self.executor.add_node(self.node)
-        self._spinner = threading.Thread(
-            target=self.executor.spin, name="treebrain-ros-executor", daemon=True
-        )
+        self._spinner = threading.Thread(target=self._spin, name="treebrain-ros-executor", daemon=True)
         self._spinner.start()
 
     @classmethod
@@ -460,6 +460,23 @@ class RosBridge:
                 self.dropped_snapshots += 1
             self._pending.append(job)
             self._publishing.notify_all()
+
+    def _spin(self) -> None:
+        """Run the executor until it is shut down; a message rclpy cannot turn into Python (it
+        raised RuntimeError once under load) is dropped with one warning, and the executor goes on
+        instead of its thread dying and every sensor going quiet."""
+        said = ""
+        while True:
+            try:
+                self.executor.spin()
+                return
+            except RuntimeError as error:
+                if self._stopping:
+                    return
+                if str(error) != said:
+                    _LOG.warning("a ROS message could not be read and was dropped: %s", error)
+                    said = str(error)
+                time.sleep(ERROR_PAUSE_S)  # an error that repeats must not spin a core
 
     def _publish_loop(self) -> None:
         while True:
