@@ -10,8 +10,9 @@ sink, the counter: ``works: true``), else onto the kitchen's work surface; a pan
 (``cookware``) set down while the hob is on goes onto the hob. The graph marks that place *likely*,
 and ``kg where`` says so; a thing set down to free a hand, with no place it came from, goes there
 too (but into no receptacle). A bare put while a bowl or box is held, with nothing open, goes into
-that bowl. Likewise "pour oil" with no place pours into the container handled last, and food
-flipped, fried or stirred whose place was never said is in the pan held or on the hob.
+that bowl, and a pan left where a bare put guessed goes onto the hob when the hob is turned on.
+Likewise "pour oil" with no place pours into the container handled last, and food flipped, fried or
+stirred whose place was never said is in the pan held or on the hob.
 """
 
 from __future__ import annotations
@@ -68,6 +69,20 @@ def lit_hob(kg: KitchenGraph, vocabulary: Vocabulary) -> str | None:
     cooking_zones = vocabulary.receptacles & vocabulary.work_zones
     lit = [zone_id for zone_id in kg.zones_in_state(ON_STATE) if kg.zone_view(zone_id).name in cooking_zones]
     return lit[0] if lit else None
+
+
+def pan_for_lit_hob(kg: KitchenGraph, vocabulary: Vocabulary) -> str | None:
+    """The pan or pot (``cookware``) handled last when it stands where only a bare put guessed it
+    (the counter): the hob just turned on is for it ("put saucepan, put oats in saucepan, turn on
+    stove"). None when it is held, was put somewhere by name, or is already on the hob."""
+    cooking_zones = vocabulary.receptacles & vocabulary.work_zones
+    newest = (kg.foods_similar(noun, limit=1) for noun in vocabulary.cookware)
+    pan = max((food_id for found in newest for food_id in found), key=kg.last_seen, default=None)
+    location = kg.location_of(pan) if pan is not None else None
+    if pan is None or location is None or not kg.has_zone(location) or kg.place_certainty(pan) != "likely":
+        return None
+    zone = kg.zone_view(location).name
+    return pan if zone in vocabulary.work_zones - cooking_zones else None
 
 
 def cooking_pan(kg: KitchenGraph, vocabulary: Vocabulary, cooked: str) -> str | None:

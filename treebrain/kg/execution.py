@@ -14,7 +14,9 @@ from treebrain.kg.context import (
     cooking_pan,
     held_container,
     last_container,
+    lit_hob,
     open_receptacle,
+    pan_for_lit_hob,
     unsaid_place,
 )
 from treebrain.kg.graph import KitchenGraph
@@ -158,7 +160,9 @@ def _move(
             _put(kg, poured, place_id, warnings)
         _put(kg, food_id, place_id, warnings)
     elif destination is not None and destination.kind == "back":
-        put_back(kg, food_id)
+        # "return mayonnaise" with no place it was taken from said: where a bare put goes (the
+        # fridge opened for it), not nowhere
+        put_back(kg, food_id, _set_down(kg, food_id, places, put=True))
     elif destination is None and _pours_unheld(kg, food_id, update, places.vocabulary):
         container = last_container(kg, places.vocabulary, food_id)
         if container is not None:
@@ -294,6 +298,8 @@ def apply_zone_event(
     kg.record_zone(
         zone_id, _interaction(narration, action, OutcomeKind.ZONE_EVENT, zone_id, []), extraction.state_after
     )
+    if lit_hob(kg, vocabulary) == zone_id:
+        _put_pan_on(kg, zone_id, narration, vocabulary)
     return ExecutionReport(
         narration_id=narration.id,
         outcome=OutcomeKind.ZONE_EVENT,
@@ -301,6 +307,17 @@ def apply_zone_event(
         created=tuple(places.created),
         source="rules",
     )
+
+
+def _put_pan_on(kg: KitchenGraph, hob_id: str, narration: Narration, vocabulary: Vocabulary) -> None:
+    """The hob just turned on is for the pan a bare put left on the counter (context.pan_for_lit_hob):
+    it is on the hob, marked likely, and its history cites the narration."""
+    pan = pan_for_lit_hob(kg, vocabulary)
+    if pan is None:
+        return
+    kg.put_at(pan, hob_id, "likely")
+    note = f"{hob_id} turned on: the pan put down unsaid is on it"
+    kg.record(pan, _interaction(narration, "put", OutcomeKind.PLACE, hob_id, [note]))
 
 
 def record_unattributed(kg: KitchenGraph, narration: Narration, reason: str) -> ExecutionReport:

@@ -45,6 +45,11 @@ def decide(
 ) -> RuleDecision:
     """What the narration's words imply, and whether that is certain enough to apply without an LLM."""
     held = _held_object(extraction, retrieval, vocabulary)
+    if held is None and _names_what_is_held(extraction, retrieval, vocabulary):
+        # "put down ingredients" with the onion and the cheese in hand: both are put down
+        held = max(retrieval.held, key=lambda food: food.last_seen)
+        others = tuple(food.name for food in retrieval.held if food.food_id != held.food_id)
+        extraction = extraction.model_copy(update={"food": None, "food_phrase": None, "also": others})
     extraction = _portion_put(extraction, held, retrieval, vocabulary)
     if held is not None and extraction.food is None and _names(vocabulary, held, extraction.location):
         # "put in oil" (EPIC's "put the oil in"): the oil held is poured, it stays in hand
@@ -137,18 +142,29 @@ def adds_portion(extraction: Extraction, retrieval: Retrieval, vocabulary: Vocab
         return vocabulary.zone_for(named) is None
     if not extraction.pours or extraction.location_role != "destination":
         return False
-    source = retrieval.matching()[:1]
-    return not source or source[0].hand is not None or source[0].location_id == source[0].zone_id
+    return not retrieval.matching() or _pack(retrieval) is not None
+
+
+def _pack(retrieval: Retrieval) -> FoodView | None:
+    """The pack, bottle or shaker a portion comes from: the thing of that name found first when it
+    is held or lies directly at a place (not already poured into a spoon or bowl); else None."""
+    found = retrieval.matching()[:1]
+    if not found or (found[0].hand is None and found[0].location_id != found[0].zone_id):
+        return None
+    return found[0]
 
 
 def _portion_there(extraction: Extraction, retrieval: Retrieval, vocabulary: Vocabulary) -> FoodView | None:
     """The portion of that name already at the named place (a second spoonful of sugar joins the first),
-    else None: a new portion."""
+    else None: a new portion. The pack itself is none ("put down flour, pour flour onto counter")."""
     place = vocabulary.names.canonical(_named_place(extraction) or "")
+    pack = _pack(retrieval)
     there = [
         food
         for food in retrieval.matching()
-        if food.hand is None and vocabulary.names.canonical(food.location_name or "") == place
+        if food.hand is None
+        and (pack is None or food.food_id != pack.food_id)
+        and vocabulary.names.canonical(food.location_name or "") == place
     ]
     return there[0] if there else None
 
@@ -168,6 +184,20 @@ def _held_object(extraction: Extraction, retrieval: Retrieval, vocabulary: Vocab
     poured = [food for food in named if vocabulary.is_portion(food.name)]
     others = [food for food in retrieval.held if food not in named]
     return (poured or sorted(others or named, key=lambda food: -food.last_seen))[0]
+
+
+def _names_what_is_held(extraction: Extraction, retrieval: Retrieval, vocabulary: Vocabulary) -> bool:
+    """Whether a bare put names what is held by a general noun ("put down ingredients",
+    ``general_foods``) that names no node and no food worked on lately: the things in hand, not a
+    new thing. With a place named ("put food in plate" with the pan held) the food is another thing."""
+    return (
+        extraction.verb_type is UpdateType.PLACE
+        and extraction.location is None
+        and extraction.general
+        and bool(retrieval.held)
+        and not retrieval.matching()
+        and _worked_food(retrieval, vocabulary) is None
+    )
 
 
 def _just_worked_on(retrieval: Retrieval, extraction: Extraction, vocabulary: Vocabulary) -> bool:
@@ -219,6 +249,9 @@ def _target(
         )
     if extraction.verb_type is UpdateType.PLACE:
         matching = tuple(food for food in matching if not _poured_in(food, vocabulary))
+    if _stores(extraction, vocabulary) and extraction.location is None:
+        # "put away bowl" once more while the first bowl lies in the cupboard: another bowl
+        matching = tuple(food for food in matching if not _stowed(food, vocabulary))
     if extraction.verb_type is UpdateType.PLACE and _named_place(extraction) is not None:
         matching = tuple(
             food
@@ -266,18 +299,6 @@ def _discards(extraction: Extraction, vocabulary: Vocabulary) -> bool:
     place = named or (entry.to if entry is not None else None)
     zone = vocabulary.zone_for(place) if place is not None else None
     return zone is not None and zone[0] in vocabulary.discard_zones
-
-
-def _stored(food: FoodView, vocabulary: Vocabulary) -> bool:
-    """Whether the thing was said to be put away in a receptacle (the bag of celery into the freezer;
-    not a guess): a thing thrown away without being taken out first is another one of that name."""
-    return (
-        food.hand is None
-        and food.place_certainty == "sure"
-        and food.location_id == food.zone_id
-        and food.zone_name in vocabulary.receptacles
-        and _put_last(food, vocabulary)
-    )
 
 
 def _thrown_away_before(food: FoodView, retrieval: Retrieval, vocabulary: Vocabulary) -> bool:
@@ -362,6 +383,24 @@ def _may_be_taken(
         and _in_receptacle(food, vocabulary)
     )
     return not (just_stored or _just_put_in_container(food, vocabulary))
+
+
+def _stores(extraction: Extraction, vocabulary: Vocabulary) -> bool:
+    """Whether the verb puts its object into storage (``stores: true``: put away)."""
+    entry = vocabulary.verbs.get(extraction.verb or "")
+    return entry is not None and entry.stores
+
+
+def _stored(food: FoodView, vocabulary: Vocabulary) -> bool:
+    """Whether the thing was said to be put away in a receptacle (the bag of celery into the freezer;
+    not a guess): a thing thrown away without being taken out first is another one of that name."""
+    return food.place_certainty == "sure" and _stowed(food, vocabulary)
+
+
+def _stowed(food: FoodView, vocabulary: Vocabulary) -> bool:
+    """Whether the thing's latest narration put it into a receptacle (a cupboard, drawer, fridge;
+    said or guessed) and nothing took it out: a put away said again is about another one."""
+    return _in_receptacle(food, vocabulary) and _put_last(food, vocabulary)
 
 
 def _in_receptacle(food: FoodView, vocabulary: Vocabulary) -> bool:

@@ -33,7 +33,9 @@ class VerbEntry(Frozen):
     away" -> bin); `prepares`: a verb done to a thing before it goes into a pan or jug (cut, open),
     so done to one just put into a container it is done to the next one (the rest of the celery);
     `cooks`: a verb done to food cooking in a pan (fry, flip), so a thing at no said place is in it;
-    `food_only`: a verb done to food alone (stir, knead), so what it was done to is a food."""
+    `food_only`: a verb done to food alone (stir, knead), so what it was done to is a food;
+    `stores`: a put into storage (put away), so one said again of a thing already stowed is about
+    another one."""
 
     verb: str = Field(min_length=1)
     type: UpdateType
@@ -45,6 +47,7 @@ class VerbEntry(Frozen):
     prepares: bool = False
     cooks: bool = False
     food_only: bool = False
+    stores: bool = False
 
 
 class VerbsFile(Frozen):

@@ -1,0 +1,114 @@
+"""Rules meant to carry to kitchens they were not written on (issue 31, part 7): each read from a
+narration file in EPIC-KITCHENS' columns, with narrations written here (never the dataset's rows)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from treebrain.kg.config import KitchenConfig
+from treebrain.kg.graph import KitchenGraph
+from treebrain.kg.narrations import read_narrations
+from treebrain.kg.pipeline import process_all
+
+HEADER = (
+    "narration_id,participant_id,video_id,narration_timestamp,start_timestamp,stop_timestamp,"
+    "start_frame,stop_frame,narration,verb,verb_class,noun,noun_class,all_nouns,all_noun_classes"
+)
+
+
+def _ingest(kitchen: KitchenConfig, tmp_path: Path, *lines: str) -> KitchenGraph:
+    """Write `lines` as a P90_01 narration file two seconds apart, read it back and ingest it."""
+    rows = [HEADER]
+    for index, text in enumerate(lines):
+        start = f"00:00:{index * 2:02d}.00"
+        stop = f"00:00:{index * 2 + 1:02d}.50"
+        verb = text.split()[0]
+        rows.append(
+            f"P90_01_{index},P90,P90_01,{start},{start},{stop},{index * 120},{index * 120 + 90},{text},{verb},0,x,0,\"['x']\",[0]"
+        )
+    path = tmp_path / "P90_01.csv"
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    kg = kitchen.new_graph()
+    process_all(kg, read_narrations(path), kitchen, None)
+    return kg
+
+
+def _places(kg: KitchenGraph, name: str) -> list[str]:
+    """Where every node of the name is, oldest node first."""
+    found = sorted(kg.foods_named(name), key=lambda food_id: int(food_id.rsplit("_", 1)[1]))
+    return [kg.view(food_id, 0).location_text for food_id in found]
+
+
+def test_a_thing_returned_with_no_place_it_came_from_goes_into_the_open_fridge(
+    kitchen: KitchenConfig, tmp_path: Path
+) -> None:
+    kg = _ingest(kitchen, tmp_path, "get jam", "open jam", "close jam", "open fridge", "return jam")
+    assert _places(kg, "jam") == ["likely at fridge (zone_fridge_1)"]
+
+
+def test_a_pan_left_on_the_counter_is_on_the_hob_once_the_hob_is_turned_on(
+    kitchen: KitchenConfig, tmp_path: Path
+) -> None:
+    kg = _ingest(kitchen, tmp_path, "take pot", "put pot", "put rice in pot", "turn on hob")
+    assert _places(kg, "pot") == ["likely at hob (zone_hob_1)"]
+    assert [entry.narration_id for entry in kg.history(kg.foods_named("pot")[0])][-1] == "P90_01_3"
+
+
+def test_a_pan_put_on_the_counter_by_name_stays_there_when_the_hob_is_turned_on(
+    kitchen: KitchenConfig, tmp_path: Path
+) -> None:
+    kg = _ingest(kitchen, tmp_path, "take pot", "put pot on counter", "turn on hob")
+    assert _places(kg, "pot") == ["at counter (zone_counter_1)"]
+
+
+def test_put_away_said_again_while_the_first_one_lies_in_the_cupboard_is_another_one(
+    kitchen: KitchenConfig, tmp_path: Path
+) -> None:
+    kg = _ingest(kitchen, tmp_path, "open cupboard", "put away cup", "put away cup", "put away cup")
+    assert _places(kg, "cup") == ["likely at cupboard (zone_cupboard_1)"] * 3
+
+
+def test_a_bare_put_down_said_again_is_still_the_same_thing(kitchen: KitchenConfig, tmp_path: Path) -> None:
+    kg = _ingest(kitchen, tmp_path, "take cup", "open cupboard", "put down cup", "put down cup")
+    assert _places(kg, "cup") == ["likely at cupboard (zone_cupboard_1)"]
+
+
+def test_flour_poured_onto_the_counter_its_pack_stands_on_is_a_portion_of_its_own(
+    kitchen: KitchenConfig, tmp_path: Path
+) -> None:
+    kg = _ingest(kitchen, tmp_path, "take flour", "put down flour", "open flour", "pour flour onto counter")
+    pack, portion = sorted(kg.foods_named("flour"), key=lambda food_id: int(food_id.rsplit("_", 1)[1]))
+    assert kg.view(pack, 0).state == "open"
+    assert kg.view(portion, 0).location_text == "at counter (zone_counter_1)"
+
+
+def test_ketchup_squeezed_onto_a_plate_leaves_a_portion_and_the_bottle_in_hand(
+    kitchen: KitchenConfig, tmp_path: Path
+) -> None:
+    kg = _ingest(
+        kitchen, tmp_path, "take plate", "put down plate", "take ketchup", "squeeze ketchup onto plate"
+    )
+    plate = kg.foods_named("plate")[0]
+    assert sorted(_places(kg, "ketchup")) == [
+        f"in plate ({plate}) at counter (zone_counter_1)",
+        "in right hand",
+    ]
+
+
+def test_food_scraped_into_a_box_goes_into_it(kitchen: KitchenConfig, tmp_path: Path) -> None:
+    kg = _ingest(
+        kitchen, tmp_path, "take pan", "put pan on hob", "put rice in pan", "scrape rice into tupperware"
+    )
+    assert _places(kg, "rice")[0].startswith("in tupperware")
+
+
+def test_a_timer_and_an_alarm_are_no_objects(kitchen: KitchenConfig, tmp_path: Path) -> None:
+    kg = _ingest(kitchen, tmp_path, "turn off alarm", "check oven timer", "set timer")
+    assert kg.food_count() == 0
+    assert len(kg.graph.graph["events"]) == 3
+
+
+def test_a_general_noun_put_down_names_the_things_held(kitchen: KitchenConfig, tmp_path: Path) -> None:
+    kg = _ingest(kitchen, tmp_path, "pick up carrot", "pick up leek", "put down ingredients")
+    assert kg.foods_named("ingredient") == []
+    assert _places(kg, "carrot") == _places(kg, "leek") == ["likely at counter (zone_counter_1)"]
