@@ -184,6 +184,8 @@ def test_places_named_by_their_relation_to_others_are_read_from_their_extents(
     [
         ("put the dill in the pot next to the mint's", "question", "pot_basil or pot_sage"),
         ("put the dill in the pot behind the thyme's", "refusal", "no place is behind"),
+        # one anchor for "between" fits nothing (it raised KeyError for places, never for objects)
+        ("put the dill in the pot between the basil's", "refusal", "no place is between the basil's"),
     ],
 )
 def test_a_relation_two_places_fit_is_asked_and_one_none_fits_refused(task: str, key: str, said: str) -> None:

@@ -284,20 +284,15 @@ COMMON_WORDS = frozenset(
 """Everyday words a misspelt scene word must not be mistaken for ("over" is not the "oven")."""
 
 
-def scene_vocabulary(scene: Scene) -> set[str]:
-    """Every word that names or describes something in the scene, with its synonyms."""
-    return set().union(
-        *(name_words(name) for name in (*scene.objects, *scene.regions, *scene.fixtures)),
-        *(name_words(word) for text in scene.descriptions.values() for word in words_of(text)),
-    )
-
-
 def respelled(task: str, scene: Scene, nouns: Collection[str] = ()) -> tuple[str, str]:
     """The task with the scene's words where it says them otherwise: a word of :data:`SAID_FOR`, a
     word one typing slip from exactly one word of the scene's names and descriptions ("the breaf" is
     the bread); and a question when the slip could be either of two. Words the parser knows
     otherwise are left alone."""
-    vocabulary = scene_vocabulary(scene)
+    vocabulary = set().union(
+        *(name_words(name) for name in (*scene.objects, *scene.regions, *scene.fixtures)),
+        *(name_words(word) for text in scene.descriptions.values() for word in words_of(text)),
+    )
     grammar = (*ARTICULATIONS, *PLACING_VERBS, *PICKING, *_NEGATIONS, *_PLACE_PREPOSITIONS, *LEVELS)
     known = vocabulary | STOPWORDS | POSITIONS | COLOURS | COMMON_WORDS | set(nouns)
     known |= {word for phrase in grammar for word in words_of(phrase)}

@@ -16,7 +16,7 @@ bowl on the left", :func:`extreme`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -157,18 +157,38 @@ def related_places(
 ) -> list[tuple[str, float]]:
     """The candidates in `relation` to the anchors (one, two for "between"), each with its distance
     (metres), nearest first; a candidate or anchor without a footprint is left out."""
-    seen = {name: _seen(footprints[name], view) for name in (*anchors, *candidates) if name in footprints}
+    return _related(
+        relation,
+        anchors,
+        candidates,
+        footprints,
+        view,
+        lambda place, anchor: _beside(relation, place, anchor),
+    )
+
+
+def _related(
+    relation: Relation,
+    anchors: Sequence[str],
+    candidates: Sequence[str],
+    boxes: Mapping[str, Footprint],
+    view: View,
+    away: Callable[[_Seen, _Seen], float | None],
+) -> list[tuple[str, float]]:
+    """The candidates in `relation` to the anchors, nearest first: "between" fits a candidate on the
+    line between two anchors (with one anchor, none), any other relation what `away` measures from
+    the one anchor (None: not that way); a candidate or anchor without a box is left out."""
+    seen = {name: _seen(boxes[name], view) for name in (*anchors, *candidates) if name in boxes}
     if any(anchor not in seen for anchor in anchors):
         return []
     found = []
     for name in candidates:
         if name in anchors or name not in seen:
             continue
-        distance = (
-            _between(seen[name], seen[anchors[0]], seen[anchors[1]])
-            if relation == "between" and len(anchors) == 2
-            else _beside(relation, seen[name], seen[anchors[0]])
-        )
+        if relation == "between":
+            distance = _between(seen[name], seen[anchors[0]], seen[anchors[1]]) if len(anchors) == 2 else None
+        else:
+            distance = away(seen[name], seen[anchors[0]])
         if distance is not None:
             found.append((name, round(distance, 4)))
     return sorted(found, key=lambda item: item[1])
@@ -253,25 +273,21 @@ def related_positions(
 ) -> list[tuple[str, float]]:
     """The candidates (objects) in `relation` to the anchors, each with its distance (metres) from
     them, nearest first; one without a position is left out, and a diagonal fits none."""
-    seen = {name: _seen(positions[name], view) for name in (*anchors, *candidates) if name in positions}
-    if any(anchor not in seen for anchor in anchors) or relation == "diagonal":
+    if relation == "diagonal":
         return []
-    found = []
-    for name in candidates:
-        if name in anchors or name not in seen:
-            continue
-        place = seen[name].centre
-        if relation == "between":
-            distance = _between(seen[name], seen[anchors[0]], seen[anchors[1]]) if len(anchors) == 2 else None
-        else:
-            anchor = seen[anchors[0]].centre
-            distance = ((place[0] - anchor[0]) ** 2 + (place[1] - anchor[1]) ** 2) ** 0.5
-            if relation in _DIRECTIONS:
-                axis, sign = _DIRECTIONS[relation]
-                distance = distance if sign * (place[axis] - anchor[axis]) > EQUALLY_NEAR_M / 2 else None
-        if distance is not None:
-            found.append((name, round(distance, 4)))
-    return sorted(found, key=lambda item: item[1])
+    return _related(
+        relation, anchors, candidates, positions, view, lambda thing, anchor: _away(relation, thing, anchor)
+    )
+
+
+def _away(relation: Relation, thing: _Seen, anchor: _Seen) -> float | None:
+    """How far `thing`'s centre is from `anchor`'s, or None if it is not the way `relation` says."""
+    place, origin = thing.centre, anchor.centre
+    distance: float = ((place[0] - origin[0]) ** 2 + (place[1] - origin[1]) ** 2) ** 0.5
+    if relation not in _DIRECTIONS:
+        return distance
+    axis, sign = _DIRECTIONS[relation]
+    return distance if sign * (place[axis] - origin[axis]) > EQUALLY_NEAR_M / 2 else None
 
 
 def extreme(
