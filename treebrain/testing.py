@@ -22,6 +22,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+import msgspec
 import yaml
 from py_trees.behaviour import Behaviour
 from py_trees.common import Status
@@ -81,7 +82,7 @@ class TreeHarness:
         def substitute(spec: NodeSpec, context: TreeContext) -> Behaviour | None:
             for pattern, statuses in patterns.items():
                 if fnmatch.fnmatchcase(spec.path, pattern):
-                    params = StatusScriptParams.model_validate({"statuses": statuses})
+                    params = msgspec.convert({"statuses": statuses}, StatusScriptParams)
                     stub = StatusScript(NodeSetup(spec.path, params, context))
                     made[spec.path] = stub
                     return stub

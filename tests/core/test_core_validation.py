@@ -105,10 +105,10 @@ def test_missing_unknown_and_ill_typed_params(write):
     )
     assert messages(path) == [
         f"{path}:6:7: sequence/no_seconds: params.seconds: required (float) but missing",
-        f"{path}:10:25: sequence/bad_seconds: params.seconds: Input should be a valid number, unable to parse string as a number (got 'soon')",
+        f"{path}:10:25: sequence/bad_seconds: params.seconds: expected float, got str 'soon'",
         f"{path}:13:36: sequence/extra: params.colour: unknown param",
-        f"{path}:15:17: sequence/retry: attempts: Input should be greater than or equal to 1 (got 0)",
-        f"{path}:19:15: sequence/parallel: policy: Input should be 'success_on_all', 'success_on_one' or 'success_on_selected' (got 'sometimes')",
+        f"{path}:15:17: sequence/retry: attempts: expected int >= 1 (got 0)",
+        f"{path}:19:15: sequence/parallel: policy: expected one of 'success_on_all', 'success_on_one', 'success_on_selected' (got 'sometimes')",
     ]
 
 
@@ -258,7 +258,7 @@ def test_override_path_that_matches_no_node(write):
     )
     assert messages(robot) == [
         f"{robot}:4:3: override names no node: 'sequence/wiat' (did you mean 'sequence/wait'?)",
-        f"{robot}:5:28: sequence/wait: params.seconds: Input should be a valid number, unable to parse string as a number (got 'fast')",
+        f"{robot}:5:28: sequence/wait: params.seconds: expected float, got str 'fast'",
     ]
 
 

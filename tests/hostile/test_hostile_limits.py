@@ -96,8 +96,8 @@ def test_max_llm_calls_caps_every_llm_leaf_of_the_run() -> None:
 @pytest.mark.parametrize(
     ("limits", "expected"),
     [
-        ("{max_actions: 0}", "limits.max_actions: Input should be greater than or equal to 1"),
-        ("{max_cost_usd: .nan}", "limits.max_cost_usd: Input should be a finite number"),
+        ("{max_actions: 0}", "limits.max_actions: expected int >= 1 (got 0)"),
+        ("{max_cost_usd: .nan}", "limits.max_cost_usd: expected a finite number, got nan"),
     ],
 )
 def test_run_limits_are_checked_before_the_first_tick(write: WriteFile, limits: str, expected: str) -> None:

@@ -76,7 +76,7 @@ def test_bad_driver_params_and_a_missing_kitchen_config_are_reported(
     robot.write_text(yaml.safe_dump(data))
     problems = validate_file(robot)
     assert {problem.message.split(" (")[0] for problem in problems} == {
-        "driver.params.graph: Extra inputs are not permitted"
+        "driver.params.graph: unknown param"
     }
     data["driver"]["params"] = {"kitchen": "nowhere/kitchen.yaml"}
     robot.write_text(yaml.safe_dump(data))

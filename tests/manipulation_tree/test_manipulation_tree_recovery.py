@@ -370,7 +370,7 @@ def test_a_refused_command_has_no_cheap_repair_and_is_replanned(write: WriteFile
     [
         ("{max_repairs: -1}", "manipulation.repairs.max_repairs: Input should be greater than or equal to 0"),
         ("{max_replans: 9}", "manipulation.repairs.max_replans: Input should be less than or equal to 5"),
-        ("{max_repair: 2}", "manipulation.repairs.max_repair: Extra inputs are not permitted"),
+        ("{max_repair: 2}", "manipulation.repairs.max_repair: unknown param"),
     ],
 )
 def test_a_bad_budget_is_a_located_error_at_load_time(write: WriteFile, repairs: str, message: str) -> None:

@@ -304,7 +304,7 @@ def test_a_bad_manipulation_section_is_a_located_problem(write: WriteFile) -> No
     with pytest.raises(InputError) as caught:
         load_tree(path)
     assert f"{path}:" in str(caught.value)
-    assert "manipulation.controler: Extra inputs are not permitted" in str(caught.value)
+    assert "manipulation.controler: unknown param" in str(caught.value)
 
 
 def test_a_missing_or_bad_object_words_file_is_a_located_problem(write: WriteFile) -> None:

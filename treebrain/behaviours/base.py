@@ -1,8 +1,8 @@
 """Base classes for leaves: typed ports, a validated params model, exception-safe ticking, and
 stateful asynchronous actions that are always cancelled when halted.
 
-A leaf subclass declares ``type_name`` (its registered name), ``Params`` (a pydantic model checked
-at load time), ``inputs`` and ``outputs`` (:class:`Port` by name) and implements :meth:`update`.
+A leaf subclass declares ``type_name`` (its registered name), ``Params`` (a settings model checked
+at load time: a :class:`Params` Struct, or a pydantic model when they nest one), ``inputs`` and ``outputs`` (:class:`Port` by name) and implements :meth:`update`.
 Anything a leaf raises becomes FAILURE with the error as feedback: a bad value never crashes a robot.
 ``tick`` and ``stop`` are re-implemented without py_trees' per-call debug-string formatting, which
 is a quarter of py_trees' per-node cost even with logging off.
@@ -19,12 +19,12 @@ from typing import Any, ClassVar
 
 import py_trees
 from py_trees.common import Status
-from pydantic import BaseModel, ConfigDict
 
 from treebrain.behaviours.context import RobotSettings, TreeContext
 from treebrain.behaviours.ports import MissingInput, Port
 from treebrain.blackboard import MISSING, BlackboardError, KeyType
 from treebrain.robots.errors import DriverError
+from treebrain.schema import Settings
 from treebrain.secrets import redact
 
 _LOG = logging.getLogger("treebrain.behaviours")
@@ -32,16 +32,12 @@ _RUNNING = Status.RUNNING
 _INVALID = Status.INVALID
 
 
-class NoParams(BaseModel):
-    """Params model of a behaviour that takes none (any given param is an error)."""
-
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, defer_build=True)
-
-
-class Params(BaseModel):
+class Params(Settings):
     """Base for behaviours' params models: unknown keys are errors, not silently ignored."""
 
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, defer_build=True)
+
+class NoParams(Params):
+    """Params model of a behaviour that takes none (any given param is an error)."""
 
 
 @dataclass
@@ -71,7 +67,7 @@ class NodeSetup:
     """Everything the loader hands a behaviour: where it is, its params, its bound keys."""
 
     path: str
-    params: BaseModel
+    params: Any
     context: TreeContext
     input_keys: Mapping[str, str] = field(default_factory=dict)
     output_keys: Mapping[str, str] = field(default_factory=dict)
@@ -116,7 +112,7 @@ class Leaf(RemembersInvalidation):
     """A behaviour tree leaf with typed ports; subclasses implement :meth:`update`."""
 
     type_name: ClassVar[str] = ""
-    Params: ClassVar[type[BaseModel]] = NoParams
+    Params: ClassVar[type[Any]] = NoParams
     inputs: ClassVar[Mapping[str, Port]] = {}
     outputs: ClassVar[Mapping[str, Port]] = {}
     variadic_inputs: ClassVar[bool] = False
@@ -129,7 +125,7 @@ class Leaf(RemembersInvalidation):
         self.path = setup.path
         self.setup_info = setup
         self.context = setup.context
-        self.params: BaseModel = setup.params
+        self.params: Any = setup.params
         self.blackboard = setup.context.blackboard
         self.clock = setup.context.clock
         self._input_keys = dict(setup.input_keys)
@@ -137,12 +133,12 @@ class Leaf(RemembersInvalidation):
 
     # class-level hooks used by the loader -----------------------------------------------------
     @classmethod
-    def implied_inputs(cls, params: BaseModel) -> dict[str, str]:
+    def implied_inputs(cls, params: Any) -> dict[str, str]:
         """Input port -> key mappings that follow from params (e.g. a condition's key)."""
         return {}
 
     @classmethod
-    def check(cls, params: BaseModel, env: CheckEnv) -> list[str]:
+    def check(cls, params: Any, env: CheckEnv) -> list[str]:
         """Problems visible only with params, the bound keys' types and the robot (load time)."""
         return []
 

@@ -6,10 +6,10 @@ import itertools
 import logging
 import math
 import string
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
+from msgspec import Meta
 from py_trees.common import Status
-from pydantic import BaseModel, Field
 
 from treebrain.behaviours.base import AsyncAction, CheckEnv, Leaf, Params
 from treebrain.behaviours.ports import Port
@@ -49,10 +49,10 @@ class Running(Leaf):
 
 
 class StatusScriptParams(Params):
-    statuses: list[StatusName] = Field(min_length=1, description="statuses returned tick after tick")
-    then: StatusName | None = Field(
-        None, description="status after the script ends (default: repeat the last)"
-    )
+    statuses: Annotated[list[StatusName], Meta(min_length=1, description="statuses returned tick after tick")]
+    then: Annotated[
+        StatusName | None, Meta(description="status after the script ends (default: repeat the last)")
+    ] = None
 
 
 class StatusScript(Leaf):
@@ -79,7 +79,7 @@ class StatusScript(Leaf):
 
 
 class WaitParams(Params):
-    seconds: float = Field(ge=0.0, description="how long to stay RUNNING, on the tree's clock")
+    seconds: Annotated[float, Meta(ge=0.0, description="how long to stay RUNNING, on the tree's clock")]
 
 
 class Wait(AsyncAction):
@@ -106,7 +106,7 @@ class Wait(AsyncAction):
 
 
 class SetParams(Params):
-    value: Any = Field(description="the value written to the `value` output's key")
+    value: Annotated[Any, Meta(description="the value written to the `value` output's key")]
 
 
 class SetBlackboard(Leaf):
@@ -118,7 +118,7 @@ class SetBlackboard(Leaf):
     params: SetParams
 
     @classmethod
-    def check(cls, params: BaseModel, env: CheckEnv) -> list[str]:
+    def check(cls, params: Any, env: CheckEnv) -> list[str]:
         declared = env.key_types.get("value")
         if declared is None:
             return ["output 'value' must be mapped to the key to set"]
@@ -134,9 +134,9 @@ class SetBlackboard(Leaf):
 
 
 class CheckParams(Params):
-    condition: ConditionText = Field(
-        description="e.g. '/battery/level >= 0.2', '/flag', 'not /flag', '/goal is set'"
-    )
+    condition: Annotated[
+        ConditionText, Meta(description="e.g. '/battery/level >= 0.2', '/flag', 'not /flag', '/goal is set'")
+    ]
 
 
 class CheckBlackboard(Leaf):
@@ -153,7 +153,7 @@ class CheckBlackboard(Leaf):
         self._key = self._input_keys["value"]
 
     @classmethod
-    def implied_inputs(cls, params: BaseModel) -> dict[str, str]:
+    def implied_inputs(cls, params: Any) -> dict[str, str]:
         return {"value": parse_condition(getattr(params, "condition", "")).key}
 
     def update(self) -> Status:
@@ -166,9 +166,9 @@ class CheckBlackboard(Leaf):
 
 
 class AddParams(Params):
-    amount: float = Field(0.0, description="added when the `amount` input is not mapped")
-    minimum: float | None = Field(None, description="clamp the result from below")
-    maximum: float | None = Field(None, description="clamp the result from above")
+    amount: Annotated[float, Meta(description="added when the `amount` input is not mapped")] = 0.0
+    minimum: Annotated[float | None, Meta(description="clamp the result from below")] = None
+    maximum: Annotated[float | None, Meta(description="clamp the result from above")] = None
 
 
 class Add(Leaf):
@@ -222,7 +222,7 @@ class Clear(Leaf):
 
 
 class LogParams(Params):
-    message: str = Field(description="text with {port} fields filled from the mapped inputs")
+    message: Annotated[str, Meta(description="text with {port} fields filled from the mapped inputs")]
     level: Literal["debug", "info", "warning", "error"] = "info"
 
 
@@ -235,7 +235,7 @@ class Log(Leaf):
     params: LogParams
 
     @classmethod
-    def check(cls, params: BaseModel, env: CheckEnv) -> list[str]:
+    def check(cls, params: Any, env: CheckEnv) -> list[str]:
         fields = {name for _, name, _, _ in string.Formatter().parse(getattr(params, "message", "")) if name}
         missing = sorted(fields - set(env.key_types))
         return [f"message uses {{{name}}} but no input '{name}' is mapped" for name in missing]
@@ -256,12 +256,12 @@ ACTION_FAILED = ("rejected", "aborted", "canceled", "unavailable")
 
 
 class RequestActionParams(Params):
-    goal: dict[str, Any] | None = Field(
-        default=None, description="the goal's fields, when no `goal` input is mapped"
-    )
-    timeout_s: float = Field(
-        default=math.inf, gt=0, description="FAILURE (and a cancel) when the action has not finished by then"
-    )
+    goal: Annotated[
+        dict[str, Any] | None, Meta(description="the goal's fields, when no `goal` input is mapped")
+    ] = None
+    timeout_s: Annotated[
+        float, Meta(gt=0, description="FAILURE (and a cancel) when the action has not finished by then")
+    ] = math.inf
 
 
 class RequestAction(AsyncAction):
@@ -293,7 +293,7 @@ class RequestAction(AsyncAction):
         self._deadline = math.inf
 
     @classmethod
-    def check(cls, params: BaseModel, env: CheckEnv) -> list[str]:
+    def check(cls, params: Any, env: CheckEnv) -> list[str]:
         problems = []
         if "request" not in env.key_types or "state" not in env.key_types:
             problems.append("output 'request' and input 'state' must be mapped to the action client's keys")

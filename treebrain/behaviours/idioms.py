@@ -4,10 +4,10 @@ copying a value, time stamps, the LLM watchdog, and user notifications.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
+from msgspec import Meta
 from py_trees.common import Status
-from pydantic import Field
 
 from treebrain.behaviours.base import CheckEnv, Leaf, NodeSetup, Params
 from treebrain.behaviours.ports import Port
@@ -24,10 +24,12 @@ from treebrain.validators import get_validator, run_validators, unknown_validato
 
 
 class RuleParams(Params):
-    validators: list[str] = Field(min_length=1, description="registered rule validators, run in order")
-    fail_on_issues: bool = Field(
-        False, description="FAILURE when any issue is found (else SUCCESS with issues)"
-    )
+    validators: Annotated[
+        list[str], Meta(min_length=1, description="registered rule validators, run in order")
+    ]
+    fail_on_issues: Annotated[
+        bool, Meta(description="FAILURE when any issue is found (else SUCCESS with issues)")
+    ] = False
 
 
 class RuleValidate(Leaf):
@@ -134,7 +136,9 @@ class Timestamp(Leaf):
 
 
 class NotifyParams(Params):
-    message: str = Field(description="text for the user; {port} fields are filled from mapped inputs")
+    message: Annotated[
+        str, Meta(description="text for the user; {port} fields are filled from mapped inputs")
+    ]
     level: Literal["info", "warning", "error"] = "info"
 
 
@@ -157,11 +161,13 @@ class Notify(Leaf):
 
 
 class WatchdogParams(Params):
-    stop_wait_s: float = Field(3.0, gt=0, description="CONTINUE until this age, then STOP_WAIT")
-    local_s: float = Field(10.0, gt=0, description="age at which the LOCAL fallback takes over")
-    return_home_s: float = Field(30.0, gt=0, description="age at which the robot returns home")
-    hold_s: float = Field(120.0, gt=0, description="age at which the robot holds still for an operator")
-    tau_s: float = Field(2.0, gt=0, description="time constant of the speed decay while continuing")
+    stop_wait_s: Annotated[float, Meta(gt=0, description="CONTINUE until this age, then STOP_WAIT")] = 3.0
+    local_s: Annotated[float, Meta(gt=0, description="age at which the LOCAL fallback takes over")] = 10.0
+    return_home_s: Annotated[float, Meta(gt=0, description="age at which the robot returns home")] = 30.0
+    hold_s: Annotated[float, Meta(gt=0, description="age at which the robot holds still for an operator")] = (
+        120.0
+    )
+    tau_s: Annotated[float, Meta(gt=0, description="time constant of the speed decay while continuing")] = 2.0
 
 
 class Watchdog(Leaf):

@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import importlib
 import logging
 from collections.abc import Callable, Iterable, Iterator
-from importlib import metadata
+from dataclasses import dataclass
 from typing import Any
 
 from treebrain.behaviours.base import Leaf
@@ -157,13 +158,15 @@ class BehaviourRegistry:
         """The groups declared and not loaded yet, the installed packages' included."""
         if self._installed_unread:
             self._installed_unread = False
+            from importlib import metadata
+
             self.declare_entry_points(metadata.entry_points(group=ENTRY_POINT_GROUP))
         return list(self._pending)
 
     def declare_group(self, name: str, register: str) -> None:
         """Know a group of the framework's own by its register function (``module:function``),
         loaded when first needed exactly like a plugin's."""
-        self._pending.setdefault(name, metadata.EntryPoint(name, register, ENTRY_POINT_GROUP))
+        self._pending.setdefault(name, _OwnGroup(name, register))
 
     def load_groups(self, groups: Iterable[str]) -> list[str]:
         """Load the named groups that are declared and not loaded yet; returns the problems of
@@ -192,3 +195,17 @@ class BehaviourRegistry:
         """Run every installed plugin's register function now; returns problems instead of raising."""
         self.declare_entry_points(entry_points)
         return self.load_groups(self._declared())
+
+
+@dataclass(frozen=True)
+class _OwnGroup:
+    """A group of the framework's own, loaded like an installed entry point (``name``, ``value``,
+    ``load()``) without importing ``importlib.metadata``, which a short command never needs."""
+
+    name: str
+    value: str
+
+    def load(self) -> Callable[[BehaviourRegistry], None]:
+        module, _, function = self.value.partition(":")
+        register: Callable[[BehaviourRegistry], None] = getattr(importlib.import_module(module), function)
+        return register

@@ -9,38 +9,36 @@ the LLM service folds the LLM limits into the tree's budget, checked before ever
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from collections.abc import Mapping
+from typing import Annotated, Any
+
+import msgspec
+from msgspec import Meta
 
 from treebrain.behaviours.context import RobotSettings, TreeContext
-from treebrain.errors import Location, Problem
-from treebrain.yaml_source import located
+from treebrain.behaviours.sections import located_problems
+from treebrain.errors import Problem
+from treebrain.schema import SettingsProblem, field_names, read_settings
 
 
-class RunLimitsSettings(BaseModel):
+class RunLimitsSettings(msgspec.Struct, frozen=True, kw_only=True):
     """The framework's keys of the robot file's ``limits:`` (other keys belong to drivers and leaves)."""
 
-    model_config = ConfigDict(extra="ignore", frozen=True, allow_inf_nan=False)
-
-    max_actions: int | None = Field(default=None, ge=1)
-    max_duration_s: float | None = Field(default=None, gt=0)
-    max_llm_calls: int | None = Field(default=None, ge=0)
-    max_cost_usd: float | None = Field(default=None, ge=0)
+    max_actions: Annotated[int, Meta(ge=1)] | None = None
+    max_duration_s: Annotated[float, Meta(gt=0)] | None = None
+    max_llm_calls: Annotated[int, Meta(ge=0)] | None = None
+    max_cost_usd: Annotated[float, Meta(ge=0)] | None = None
 
 
 def run_limits_problems(robot: RobotSettings) -> list[Problem]:
     """What is wrong with the run limits of a robot file (checked once, before the first tick)."""
-    try:
-        RunLimitsSettings.model_validate(robot.limits)
-    except ValidationError as error:
-        default = Location(str(robot.file or ""))
-        return [
-            Problem(
-                located(robot.limits, tuple(str(part) for part in issue["loc"]), default),
-                f"limits.{'.'.join(map(str, issue['loc']))}: {issue['msg']}",
-            )
-            for issue in error.errors()
-        ]
-    return []
+    return located_problems(robot, "limits", read_limits(robot.limits)[1])
+
+
+def read_limits(limits: Mapping[str, Any]) -> tuple[RunLimitsSettings | None, list[SettingsProblem]]:
+    """The framework's keys of `limits` (the others are left to drivers and leaves)."""
+    known = set(field_names(RunLimitsSettings))
+    return read_settings(RunLimitsSettings, {key: value for key, value in limits.items() if key in known})
 
 
 class RunLimits:
@@ -52,7 +50,10 @@ class RunLimits:
 
     @classmethod
     def from_context(cls, context: TreeContext) -> RunLimits:
-        return cls(RunLimitsSettings.model_validate(context.robot.limits))
+        settings, problems = read_limits(context.robot.limits)
+        if settings is None:
+            raise ValueError("; ".join(f"limits.{problem.dotted}: {problem.message}" for problem in problems))
+        return cls(settings)
 
     def admit(self, actions: int, seconds: float | None = None) -> str | None:
         """Why a program of `actions` commands (taking about `seconds`) may not start, or None --

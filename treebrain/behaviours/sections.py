@@ -6,13 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TypeVar
 
-from pydantic import BaseModel, ValidationError
-
 from treebrain.behaviours.context import RobotSettings
 from treebrain.errors import Location, Problem
+from treebrain.schema import SettingsProblem, read_settings
 from treebrain.yaml_source import located
 
-Model = TypeVar("Model", bound=BaseModel)
+Model = TypeVar("Model")
 
 
 def read_section(
@@ -22,17 +21,20 @@ def read_section(
     data = robot.data.get(section)
     if data is None:
         return None, []
-    try:
-        return model.model_validate(data), []
-    except ValidationError as error:
-        default = Location(str(robot.file or ""))
-        return None, [
-            Problem(
-                located(data, tuple(str(part) for part in issue["loc"]), default),
-                f"{section}.{'.'.join(map(str, issue['loc']))}: {issue['msg']}",
-            )
-            for issue in error.errors()
-        ]
+    settings, problems = read_settings(model, data)
+    return settings, located_problems(robot, section, problems)
+
+
+def located_problems(robot: RobotSettings, section: str, problems: list[SettingsProblem]) -> list[Problem]:
+    """Problems of the robot file's `section`, each where its value is written."""
+    default = Location(str(robot.file or ""))
+    return [
+        Problem(
+            located(robot.data.get(section), problem.path, default),
+            f"{section}.{problem.dotted}: {problem.message}",
+        )
+        for problem in problems
+    ]
 
 
 def missing_file(robot: RobotSettings, section: str, option: str, relative: str) -> Problem | None:

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 
 import yaml
-from pydantic import AfterValidator
 
 from treebrain.blackboard.store import MISSING, check_key_syntax, normalise_key
+from treebrain.schema import Check
 
 _KEY = r"(?P<key>/?[A-Za-z_@][A-Za-z0-9_./@-]*)"
 _FORMS = [
@@ -81,19 +81,6 @@ class Condition:
         return f"{self.text} (value {shown})"
 
 
-def checked_condition(text: str) -> str:
-    """Pydantic validator for condition params: the text stays, a bad condition is a ValueError."""
-    try:
-        parse_condition(text)
-    except ConditionError as error:
-        raise ValueError(str(error)) from None
-    return text
-
-
-ConditionText = Annotated[str, AfterValidator(checked_condition)]
-"""A params field holding a condition, checked when the tree is loaded."""
-
-
 def parse_condition(text: str) -> Condition:
     """Parse a condition or raise :class:`ConditionError` with what was expected."""
     for pattern, form in _FORMS:
@@ -120,3 +107,7 @@ def parse_condition(text: str) -> Condition:
         f"cannot read condition '{text}': expected 'KEY', 'not KEY', 'KEY is set', 'KEY is not set' "
         "or 'KEY OP VALUE' with OP one of == != < <= > >= in, not in"
     )
+
+
+ConditionText = Annotated[str, Check(parse_condition)]
+"""A params field holding a condition, checked when the tree is loaded."""

@@ -9,13 +9,15 @@ can check before the first tick that a port and the key it is mapped to agree.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, Optional, cast
+from typing import TYPE_CHECKING, Any, Optional, cast
 
-from pydantic import BaseModel, TypeAdapter, ValidationError
-from pydantic_core import to_jsonable_python
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter, ValidationError
+
 
 _SCALARS: dict[str, type] = {"str": str, "int": int, "float": float, "bool": bool}
 _MODELS: dict[str, type[Any]] = {}
@@ -67,11 +69,15 @@ class KeyType:
         return self._check(value)
 
     def to_json(self, value: Any) -> Any:
+        from pydantic_core import to_jsonable_python
+
         return to_jsonable_python(value, fallback=repr)
 
     def json_schema(self) -> dict[str, Any]:
         if self.spec == "any":
             return {}
+        from pydantic import TypeAdapter
+
         return TypeAdapter(self.annotation).json_schema()
 
 
@@ -108,13 +114,16 @@ def _adapter_check(spec: str, annotation: Any) -> Callable[[Any], Any]:
     short command."""
 
     @cache
-    def adapter() -> TypeAdapter[Any]:
-        return TypeAdapter(annotation)
+    def adapter() -> tuple[TypeAdapter[Any], type[ValidationError]]:
+        from pydantic import TypeAdapter, ValidationError
+
+        return TypeAdapter(annotation), ValidationError
 
     def check(value: Any) -> Any:
+        validator, invalid = adapter()
         try:
-            return adapter().validate_python(value, strict=True)
-        except ValidationError as error:
+            return validator.validate_python(value, strict=True)
+        except invalid as error:
             first = error.errors()[0]
             where = ".".join(str(part) for part in first["loc"])
             detail = f" at {where}" if where else ""
@@ -209,12 +218,13 @@ def _build(name: str, args: tuple[KeyType, ...]) -> KeyType:
         raise UnknownType(f"unknown type '{name}' (known: {known})")
     if args:
         raise TypeSpecError(f"'{name}' takes no type arguments")
-    if isinstance(model, type) and issubclass(model, BaseModel):
+    pydantic = sys.modules.get("pydantic")  # a model of pydantic's means pydantic is imported
+    if pydantic is not None and isinstance(model, type) and issubclass(model, pydantic.BaseModel):
         return KeyType(name, model, (), _model_check(name, model))
     return KeyType(name, model, (), _adapter_check(name, model))
 
 
-def _model_check(name: str, model: type[BaseModel]) -> Callable[[Any], Any]:
+def _model_check(name: str, model: type[Any]) -> Callable[[Any], Any]:
     fallback = _adapter_check(name, model)
 
     def check(value: Any) -> Any:

@@ -12,6 +12,7 @@ from treebrain.behaviours.registry import CORE_GROUP, BehaviourRegistry
 from treebrain.cli.common import EXIT_BAD_INPUT, EXIT_OK, print_problems
 from treebrain.errors import Problem
 from treebrain.extras import MissingExtra
+from treebrain.schema import json_schema
 from treebrain.trees import compile_file, shared_registry, validate_file
 from treebrain.trees.render import ascii_tree, dot_tree, svg_tree
 from treebrain.trees.structural import STRUCTURAL_KINDS
@@ -63,7 +64,7 @@ def describe_behaviours() -> list[dict[str, Any]]:
                 "group": CORE_GROUP,
                 "kind": "composite" if kind.arity == "many" else "decorator",
                 "summary": kind.summary,
-                "params": kind.options.model_json_schema(),
+                "params": json_schema(kind.options),
                 "inputs": {},
                 "outputs": {},
             }
@@ -81,7 +82,7 @@ def _describe_leaf(registry: BehaviourRegistry, group: str, name: str) -> dict[s
         "group": group,
         "kind": "leaf",
         "summary": leaf.summary(),
-        "params": leaf.Params.model_json_schema(),
+        "params": json_schema(leaf.Params),
         "inputs": {port: spec.schema() for port, spec in leaf.inputs.items()},
         "outputs": {port: spec.schema() for port, spec in leaf.outputs.items()},
         "variadic_inputs": leaf.variadic_inputs,

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from treebrain.schema import settings_data
 from treebrain.trees import TreebrainTree
 from treebrain.trees.spec import NodeSpec
 
@@ -118,8 +119,7 @@ def _kind(spec: NodeSpec) -> NodeKind:
 def _params(spec: NodeSpec) -> dict[str, Any]:
     if spec.validated is None:
         return {}
-    dumped = spec.validated.model_dump(mode="json")
-    return dumped if isinstance(dumped, dict) else {}
+    return settings_data(spec.validated)
 
 
 def describe_tree(tree: TreebrainTree) -> TreeDefinition:

@@ -13,12 +13,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from treebrain.behaviours import RobotSettings
 from treebrain.behaviours.base import CheckEnv
 from treebrain.blackboard import MISSING, KeyType, TypeMismatch, is_assignable, key_type
 from treebrain.errors import Location, Problem
+from treebrain.schema import read_settings
 from treebrain.trees.declarations import KeyDecl
 from treebrain.trees.robot_file import Override, substitute
 from treebrain.trees.spec import NodeSpec
@@ -63,31 +62,13 @@ def validate_options(root: NodeSpec, robot_data: YMap | None, problems: list[Pro
         }
         if len(problems) > known:
             continue
-        try:
-            node.validated = model.model_validate(values)
-        except ValidationError as error:
-            prefix = "params." if node.leaf else ""
-            for detail in error.errors():
-                field_name = str(detail["loc"][0]) if detail["loc"] else ""
-                where = node.option_where(field_name) if field_name in node.options else node.location
-                dotted = ".".join(str(part) for part in detail["loc"])
-                message = _pydantic_message(detail, model.model_fields.get(field_name))
-                problems.append(
-                    Problem(where, f"{prefix}{dotted}: {message}" if dotted else message, node.path)
-                )
-
-
-def _pydantic_message(detail: Any, field_info: Any) -> str:
-    if detail["type"] == "missing":
-        expected = getattr(field_info, "annotation", None)
-        shown = getattr(expected, "__name__", None) or str(expected).replace("typing.", "")
-        return f"required ({shown}) but missing"
-    if detail["type"] == "extra_forbidden":
-        return "unknown param"
-    message = str(detail["msg"])
-    if "input" in detail and detail["type"] not in ("value_error",):
-        return f"{message} (got {detail['input']!r})"
-    return message.removeprefix("Value error, ")
+        node.validated, found = read_settings(model, values)
+        prefix = "params." if node.leaf else ""
+        for problem in found:
+            field_name = problem.path[0] if problem.path else ""
+            where = node.option_where(field_name) if field_name in node.options else node.location
+            message = f"{prefix}{problem.dotted}: {problem.message}" if problem.path else problem.message
+            problems.append(Problem(where, message, node.path))
 
 
 @dataclass

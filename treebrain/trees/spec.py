@@ -13,11 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
-
 from treebrain.behaviours import BehaviourRegistry, Leaf
 from treebrain.blackboard import KeyType, UnknownType, key_type
 from treebrain.errors import Location, Problem
+from treebrain.schema import field_names
 from treebrain.trees.declarations import KeyDecl, check_layout, read_declarations
 from treebrain.trees.includes import (
     Frame,
@@ -78,7 +77,7 @@ class NodeSpec:
     kind: StructuralKind | None = None
     options: dict[str, Any] = field(default_factory=dict)
     option_locations: dict[str, Location] = field(default_factory=dict)
-    validated: BaseModel | None = None
+    validated: Any = None
     inputs: dict[str, str] = field(default_factory=dict)
     outputs: dict[str, str] = field(default_factory=dict)
     port_locations: dict[str, Location] = field(default_factory=dict)
@@ -250,7 +249,7 @@ class SpecReader:
         other_key = "child" if kind.arity == "many" else "children"
         allowed = (
             COMMON_NODE_KEYS
-            | set(kind.options.model_fields)
+            | set(field_names(kind.options))
             | ({child_key} if kind.name != "subtree" else set())
         )
         for key in data:
@@ -264,7 +263,7 @@ class SpecReader:
                 self.problem(
                     data.where(key), f"unknown key '{key}' for {kind.name} (expected: {hint})", spec.path
                 )
-        for option in kind.options.model_fields:
+        for option in field_names(kind.options):
             if option in data:
                 spec.options[option] = data[option]
                 spec.option_locations[option] = data.value_where(option)

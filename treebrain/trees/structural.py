@@ -9,35 +9,41 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
+import msgspec
+from msgspec import Meta
 from py_trees.behaviour import Behaviour
 from py_trees.common import ParallelPolicy, Status
-from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from treebrain.blackboard import Blackboard, parse_condition
 from treebrain.blackboard.conditions import ConditionText
 from treebrain.clock import Clock
+from treebrain.schema import Settings
 from treebrain.trees import composites, decorators
 
 
-class Options(BaseModel):
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, defer_build=True)
+class Options(Settings):
+    """Base of a structural node's options: unknown keys are errors."""
 
 
 class SequenceOptions(Options):
-    memory: bool = Field(
-        description="true: resume at the RUNNING child; false: re-check earlier children each tick"
-    )
+    memory: Annotated[
+        bool,
+        Meta(description="true: resume at the RUNNING child; false: re-check earlier children each tick"),
+    ]
 
 
 class ParallelOptions(Options):
-    memory: bool = Field(description="true: children that succeeded are not ticked again until all finish")
+    memory: Annotated[
+        bool, Meta(description="true: children that succeeded are not ticked again until all finish")
+    ]
     policy: Literal["success_on_all", "success_on_one", "success_on_selected"]
-    selected: list[str] = Field(default_factory=list, description="child names, for success_on_selected")
+    selected: Annotated[list[str], Meta(description="child names, for success_on_selected")] = msgspec.field(
+        default_factory=list
+    )
 
-    @model_validator(mode="after")
-    def _consistent(self) -> ParallelOptions:
+    def __post_init__(self) -> None:
         if self.policy == "success_on_selected" and not self.selected:
             raise ValueError(
                 "policy success_on_selected needs 'selected': the names of the children that must succeed"
@@ -46,19 +52,18 @@ class ParallelOptions(Options):
             raise ValueError(f"'selected' only applies to policy success_on_selected, not {self.policy}")
         if self.policy == "success_on_one" and self.memory:
             raise ValueError("policy success_on_one finishes on the first success: use memory: false")
-        return self
 
 
 class RetryOptions(Options):
-    attempts: int = Field(ge=1, description="runs in all, the first included")
+    attempts: Annotated[int, Meta(ge=1, description="runs in all, the first included")]
 
 
 class RepeatOptions(Options):
-    count: int = Field(ge=1, description="successful runs needed")
+    count: Annotated[int, Meta(ge=1, description="successful runs needed")]
 
 
 class TimeoutOptions(Options):
-    seconds: float = Field(gt=0, description="on the tree's clock")
+    seconds: Annotated[float, Meta(gt=0, description="on the tree's clock")]
 
 
 class OneShotOptions(Options):
@@ -66,20 +71,24 @@ class OneShotOptions(Options):
 
 
 class GuardOptions(Options):
-    condition: ConditionText = Field(description="condition on one key, e.g. '/battery/level > 0.2'")
+    condition: Annotated[ConditionText, Meta(description="condition on one key, e.g. '/battery/level > 0.2'")]
 
 
 class RateLimitOptions(Options):
-    hz: float = Field(gt=0, description="maximum child ticks per second")
+    hz: Annotated[float, Meta(gt=0, description="maximum child ticks per second")]
 
 
 class SubtreeOptions(Options):
-    file: str = Field(description="tree file, relative to the including file")
-    ports: dict[str, str] = Field(default_factory=dict, description="subtree key -> parent key")
-    params: dict[str, dict[str, Any]] = Field(
-        default_factory=dict, description="node path in the subtree -> params"
+    file: Annotated[str, Meta(description="tree file, relative to the including file")]
+    ports: Annotated[dict[str, str], Meta(description="subtree key -> parent key")] = msgspec.field(
+        default_factory=dict
     )
-    slots: dict[str, Any] = Field(default_factory=dict, description="slot name -> node that fills it")
+    params: Annotated[dict[str, dict[str, Any]], Meta(description="node path in the subtree -> params")] = (
+        msgspec.field(default_factory=dict)
+    )
+    slots: Annotated[dict[str, Any], Meta(description="slot name -> node that fills it")] = msgspec.field(
+        default_factory=dict
+    )
 
 
 @dataclass
@@ -104,7 +113,7 @@ class StructuralKind:
     build: Builder
     summary: str
 
-    def reads(self, options: BaseModel) -> list[str]:
+    def reads(self, options: Options) -> list[str]:
         """Keys the node itself reads (not its children), for the data-flow check."""
         if isinstance(options, GuardOptions):
             return [parse_condition(options.condition).key]

@@ -14,13 +14,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Annotated
 
-from pydantic import Field, ValidationError
+from msgspec import Meta
 
 from treebrain.behaviours.base import Params, resolve_relative
 from treebrain.behaviours.context import RobotSettings, TreeContext
 from treebrain.errors import InputError, Location, Problem
 from treebrain.kg.workspace import KitchenWorkspace
+from treebrain.schema import read_settings
 
 DRIVER_TYPE = "kitchen_graph"
 
@@ -28,10 +30,13 @@ DRIVER_TYPE = "kitchen_graph"
 class KitchenSettings(Params):
     """The kitchen robot's ``driver.params``; paths are relative to the robot file."""
 
-    kitchen: str = Field(description="kitchen.yaml: vocabulary, prompts, few-shot examples, attempts")
-    kg: str | None = Field(
-        None, description="the graph file: loaded when the tree starts (if it exists), saved by kg ingest"
-    )
+    kitchen: Annotated[
+        str, Meta(description="kitchen.yaml: vocabulary, prompts, few-shot examples, attempts")
+    ]
+    kg: Annotated[
+        str | None,
+        Meta(description="the graph file: loaded when the tree starts (if it exists), saved by kg ingest"),
+    ] = None
 
 
 @dataclass(frozen=True)
@@ -47,14 +52,14 @@ def kitchen_paths(robot: RobotSettings) -> KitchenPaths:
     if robot.driver.get("type") != DRIVER_TYPE:
         found = robot.driver.get("type")
         raise InputError([Problem(where, f"driver.type is {found!r}; the kitchen tree needs {expected}")])
-    try:
-        settings = KitchenSettings.model_validate(robot.driver.get("params") or {})
-    except ValidationError as error:
-        problems = [
-            Problem(where, f"driver.params.{'.'.join(map(str, detail['loc']))}: {detail['msg']} ({expected})")
-            for detail in error.errors()
-        ]
-        raise InputError(problems) from None
+    settings, problems = read_settings(KitchenSettings, robot.driver.get("params") or {})
+    if settings is None:
+        raise InputError(
+            [
+                Problem(where, f"driver.params.{problem.dotted}: {problem.message} ({expected})")
+                for problem in problems
+            ]
+        )
     kg = resolve_relative(robot.file, settings.kg, robot) if settings.kg else None
     return KitchenPaths(resolve_relative(robot.file, settings.kitchen, robot), kg)
 

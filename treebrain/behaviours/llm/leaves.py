@@ -16,9 +16,9 @@ from typing import Any, ClassVar
 
 import yaml
 from py_trees.common import Status
-from pydantic import Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from treebrain.behaviours.base import AsyncAction, CheckEnv, NodeSetup, Params
+from treebrain.behaviours.base import AsyncAction, CheckEnv, NodeSetup
 from treebrain.behaviours.llm.service import LLMService, check_profile
 from treebrain.behaviours.ports import Port
 from treebrain.llm import (
@@ -41,7 +41,12 @@ RESERVED_INPUTS = {"correction", "attempt", "images", "variables"}
 LOADING = "loading the model's client (its deadline starts once it is loaded)"
 
 
-class LLMParams(Params):
+class LLMParams(BaseModel):
+    """A pydantic model, unlike most leaves' params: it nests the LLM profiles' own models (budget,
+    retry, tools), and an LLM leaf's tree loads pydantic anyway."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, defer_build=True)
+
     profile: str | None = Field(None, description="LLM profile of the robot file (default: its default)")
     prompt: str | None = Field(None, description="Jinja2 template file for the user message")
     prompt_text: str | None = Field(None, description="inline Jinja2 template for the user message")
@@ -86,7 +91,7 @@ def load_json_or_yaml(path: Path) -> Any:
 class LLMAction(AsyncAction):
     """Common machinery: templates, the request, the call, the outcome."""
 
-    Params: ClassVar[type[Params]] = LLMParams
+    Params: ClassVar[type[LLMParams]] = LLMParams
     variadic_inputs = True
     params: LLMParams
     base_outputs: ClassVar[dict[str, Port]] = {

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from treebrain.behaviours.context import RobotSettings, TreeContext
-from treebrain.behaviours.run_limits import RunLimitsSettings
+from treebrain.behaviours.run_limits import RunLimits
 from treebrain.errors import InputError, Location, Problem
 from treebrain.llm import (
     Budget,
@@ -113,7 +113,7 @@ class LLMService:
         self.factory = factory
         self.ledger = UsageLedger()
         self._providers: dict[str, Provider] = {}
-        limits = RunLimitsSettings.model_validate(context.robot.limits)
+        limits = RunLimits.from_context(context).settings
         self.tree_budget = stricter(
             section.budget, Budget(max_calls=limits.max_llm_calls, max_cost_usd=limits.max_cost_usd)
         )

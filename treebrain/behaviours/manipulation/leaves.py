@@ -9,10 +9,10 @@ RUNNING until the skill's postconditions are checked; halting it stops the arm. 
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
+from msgspec import Meta
 from py_trees.common import Status
-from pydantic import BaseModel, Field, field_validator
 
 from treebrain.behaviours.base import AsyncAction, CheckEnv, Leaf, NodeSetup, NoParams, Params
 from treebrain.behaviours.manipulation.service import ManipulationService, check_robot
@@ -28,6 +28,7 @@ from treebrain.manipulation.skills import SKILLS, Skill, SkillResult, SkillRun
 from treebrain.manipulation.symbolic import Scene
 from treebrain.manipulation.world import WorldState, doubt
 from treebrain.robots.manipulator.observation import ManipulatorObservation
+from treebrain.schema import Check
 
 for _name, _model in (
     ("ManipulationWorld", WorldState),
@@ -56,7 +57,7 @@ class UsesManipulator:
     """Load-time check shared by every leaf: the robot file must describe a manipulator and task."""
 
     @classmethod
-    def check(cls, params: BaseModel, env: CheckEnv) -> list[str]:
+    def check(cls, params: Any, env: CheckEnv) -> list[str]:
         return check_robot(env.robot)[1]
 
 
@@ -75,9 +76,9 @@ class Reset(UsesManipulator, Leaf):
 
 
 class PerceiveParams(Params):
-    fresh: bool = Field(
-        default=False, description="the cameras look again now (camera perception; after moving the arm away)"
-    )
+    fresh: Annotated[
+        bool, Meta(description="the cameras look again now (camera perception; after moving the arm away)")
+    ] = False
 
 
 class Perceive(UsesManipulator, Leaf):
@@ -123,14 +124,14 @@ class Seen(UsesManipulator, Leaf):
 
 
 class SkillParams(Params):
-    object: str | None = Field(default=None, description="the object, unless the `object` input gives it")
-    region: str | None = Field(default=None, description="the region, unless the `region` input gives it")
+    object: Annotated[str | None, Meta(description="the object, unless the `object` input gives it")] = None
+    region: Annotated[str | None, Meta(description="the region, unless the `region` input gives it")] = None
 
 
 class SkillLeaf(UsesManipulator, AsyncAction):
     """Base of the skill leaves; subclasses name their skill."""
 
-    Params: ClassVar[type[BaseModel]] = SkillParams
+    Params: ClassVar[type[Any]] = SkillParams
     skill: ClassVar[Skill]
 
     def __init__(self, setup: NodeSetup) -> None:
@@ -138,7 +139,7 @@ class SkillLeaf(UsesManipulator, AsyncAction):
         self.run: SkillRun | None = None
 
     @classmethod
-    def check(cls, params: BaseModel, env: CheckEnv) -> list[str]:
+    def check(cls, params: Any, env: CheckEnv) -> list[str]:
         task, problems = check_robot(env.robot)
         assert isinstance(params, SkillParams)
         known = {"object": task.objects if task else [], "region": list(task.regions) if task else []}
@@ -268,7 +269,7 @@ class ExecutePlan(SkillLeaf):
         self.index = 0
 
     @classmethod
-    def check(cls, params: BaseModel, env: CheckEnv) -> list[str]:
+    def check(cls, params: Any, env: CheckEnv) -> list[str]:
         return check_robot(env.robot)[1]
 
     def next_call(self) -> tuple[Skill, dict[str, str]]:
@@ -297,15 +298,17 @@ class ExecutePlan(SkillLeaf):
         return super().start() if self.index < len(self.read("plan")) else status
 
 
-class ExpectParams(Params):
-    facts: list[str] = Field(min_length=1, description="facts that must all hold, e.g. holding({object})")
+def _readable_facts(facts: list[str]) -> None:
+    for text in facts:
+        parse_fact(text.replace("{", "").replace("}", ""))
 
-    @field_validator("facts")
-    @classmethod
-    def _readable(cls, facts: list[str]) -> list[str]:
-        for text in facts:
-            parse_fact(text.replace("{", "").replace("}", ""))
-        return facts
+
+class ExpectParams(Params):
+    facts: Annotated[
+        list[str],
+        Meta(min_length=1, description="facts that must all hold, e.g. holding({object})"),
+        Check(_readable_facts),
+    ]
 
 
 class Expect(UsesManipulator, Leaf):

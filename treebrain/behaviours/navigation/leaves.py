@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import base64
 import math
-from typing import Any
+from typing import Annotated, Any
 
+from msgspec import Meta
 from py_trees.common import Status
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict
 
 from treebrain.behaviours.base import CheckEnv, Leaf, Params
 from treebrain.behaviours.navigation.service import NavigationService, check_robot
@@ -46,7 +47,7 @@ register_type("NavStatus", NavStatus)
 
 class _UsesBase:
     @classmethod
-    def check(cls, params: BaseModel, env: CheckEnv) -> list[str]:
+    def check(cls, params: Any, env: CheckEnv) -> list[str]:
         return check_robot(env.robot)
 
 
@@ -57,7 +58,9 @@ class _NavLeaf(_UsesBase, Leaf):
 
 
 class StartParams(Params):
-    mode: str | None = Field(None, description="llm, frontier or hybrid (default: the robot file's)")
+    mode: Annotated[str | None, Meta(description="llm, frontier or hybrid (default: the robot file's)")] = (
+        None
+    )
 
 
 class Start(_NavLeaf):
@@ -85,7 +88,7 @@ class Start(_NavLeaf):
 
 
 class UntilParams(Params):
-    duration_s: float = Field(gt=0, description="simulated seconds the mission lasts")
+    duration_s: Annotated[float, Meta(gt=0, description="simulated seconds the mission lasts")]
 
 
 class Until(_NavLeaf):

@@ -11,10 +11,10 @@ and prompts come from the tree's :class:`TdlService`.
 
 from __future__ import annotations
 
-from typing import Any, Literal, cast
+from typing import Annotated, Any, Literal, cast
 
+from msgspec import Meta
 from py_trees.common import Status
-from pydantic import Field
 
 from treebrain.behaviours.base import Leaf, Params
 from treebrain.behaviours.ports import Port
@@ -100,7 +100,7 @@ class Analyse(TdlLeaf):
 
 
 class RuleCheckParams(Params):
-    level: RuleLevelName = Field(description="the rule level to run")
+    level: Annotated[RuleLevelName, Meta(description="the rule level to run")]
 
 
 class RuleCheck(TdlLeaf):
@@ -124,7 +124,7 @@ class RuleCheck(TdlLeaf):
 
 
 class StageParams(Params):
-    stage: Stage = Field(description="quick (stage 1) or detailed (stage 2, when stage 1 is unsure)")
+    stage: Annotated[Stage, Meta(description="quick (stage 1) or detailed (stage 2, when stage 1 is unsure)")]
 
 
 class SemanticPrompt(TdlLeaf):

@@ -4,10 +4,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
+from msgspec import Meta
 from py_trees.common import Status
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import ValidationError
 
 from treebrain.behaviours.base import AsyncAction, CheckEnv, NodeSetup, Params
 from treebrain.behaviours.ports import Port
@@ -23,7 +24,7 @@ from treebrain.voice.steps import Step
 
 
 class ApproveParams(Params):
-    timeout_s: float = Field(30.0, gt=0, description="how long to wait for a decision (tree clock)")
+    timeout_s: Annotated[float, Meta(gt=0, description="how long to wait for a decision (tree clock)")] = 30.0
 
 
 class Approve(VoiceLeaf, AsyncAction):
@@ -125,7 +126,7 @@ class Compile(VoiceLeaf):
     }
 
     @classmethod
-    def check(cls, params: BaseModel, env: CheckEnv) -> list[str]:
+    def check(cls, params: Any, env: CheckEnv) -> list[str]:
         try:
             ArmLimits.model_validate(env.robot.limits)
         except ValidationError as error:

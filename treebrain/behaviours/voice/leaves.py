@@ -12,10 +12,10 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
+from msgspec import Meta
 from py_trees.common import Status
-from pydantic import Field
 
 from treebrain.behaviours.base import CheckEnv, Leaf, NodeSetup, Params
 from treebrain.behaviours.ports import Port
@@ -71,11 +71,11 @@ register_validator("voice.rules", voice_rules)
 
 
 class LoadKitParams(Params):
-    config: str = Field(description="voice.yaml, relative to the file this param is written in")
-    memory_dir: str | None = Field(
-        None,
-        description="keep learned composites and aliases in copies here (else in the configured files)",
-    )
+    config: Annotated[str, Meta(description="voice.yaml, relative to the file this param is written in")]
+    memory_dir: Annotated[
+        str | None,
+        Meta(description="keep learned composites and aliases in copies here (else in the configured files)"),
+    ] = None
 
 
 _CHECKED_KITS = UnchangedFileCache()
@@ -230,10 +230,12 @@ class MatchPhrase(VoiceLeaf):
 
 
 class ParseParams(Params):
-    enabled: bool = Field(
-        True,
-        description="false: the LLM answers everything the phrase bank and Python do not (the cloud path)",
-    )
+    enabled: Annotated[
+        bool,
+        Meta(
+            description="false: the LLM answers everything the phrase bank and Python do not (the cloud path)"
+        ),
+    ] = True
 
 
 class Parse(VoiceLeaf):
@@ -318,7 +320,9 @@ class AnswerWithoutLlm(VoiceLeaf):
 
 
 class DrawAxesParams(Params):
-    seed: int | None = Field(None, description="seed of this leaf's random draws (None: unpredictable)")
+    seed: Annotated[
+        int | None, Meta(description="seed of this leaf's random draws (None: unpredictable)")
+    ] = None
 
 
 class DrawAxes(VoiceLeaf):

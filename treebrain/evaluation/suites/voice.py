@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from treebrain.behaviours.arm.service import ArmService
 from treebrain.behaviours.base import Leaf
 from treebrain.behaviours.llm.service import choose_default_profile
@@ -195,7 +197,7 @@ def _parser_on(tree: TreebrainTree) -> Iterator[None]:
     parser = tree.nodes[PARSER_NODE]
     assert isinstance(parser, Leaf)
     configured = parser.params
-    parser.params = configured.model_copy(update={"enabled": True})
+    parser.params = msgspec.structs.replace(configured, enabled=True)
     try:
         yield
     finally:
