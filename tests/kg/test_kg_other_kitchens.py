@@ -1,9 +1,12 @@
-"""Rules meant to carry to kitchens they were not written on (issue 31, part 7): each read from a
-narration file in EPIC-KITCHENS' columns, with narrations written here (never the dataset's rows)."""
+"""Rules meant to carry to kitchens they were not written on (issue 31, parts 7 and 8): each read
+from a narration file in EPIC-KITCHENS' columns, with narrations written here (never the dataset's
+rows)."""
 
 from __future__ import annotations
 
 from pathlib import Path
+
+import pytest
 
 from treebrain.kg.config import KitchenConfig
 from treebrain.kg.graph import KitchenGraph
@@ -112,3 +115,97 @@ def test_a_general_noun_put_down_names_the_things_held(kitchen: KitchenConfig, t
     kg = _ingest(kitchen, tmp_path, "pick up carrot", "pick up leek", "put down ingredients")
     assert kg.foods_named("ingredient") == []
     assert _places(kg, "carrot") == _places(kg, "leek") == ["likely at counter (zone_counter_1)"]
+
+
+def test_milk_poured_from_the_carton_held_is_a_portion_in_the_cup(
+    kitchen: KitchenConfig, tmp_path: Path
+) -> None:
+    kg = _ingest(
+        kitchen, tmp_path, "open fridge", "take soy milk", "pour soy milk into cup", "put soy milk in fridge"
+    )
+    assert _places(kg, "milk") == ["at fridge (zone_fridge_1)", "in mug (food_mug_1)"]
+
+
+def test_a_drink_put_into_a_saucepan_from_its_carton_is_a_portion(
+    kitchen: KitchenConfig, tmp_path: Path
+) -> None:
+    kg = _ingest(
+        kitchen,
+        tmp_path,
+        "take saucepan",
+        "put saucepan on hob",
+        "take oat drink",
+        "put oat drink in saucepan",
+    )
+    assert _places(kg, "oat drink") == ["in right hand", "in pot (food_pot_1) at hob (zone_hob_1)"]
+
+
+@pytest.mark.parametrize(
+    ("narrations", "places"),
+    [
+        (
+            (
+                "take lentils",
+                "put down lentils",
+                "pick up lentils package",
+                "put lentils package in cupboard",
+            ),
+            {"lentil": ["at cupboard (zone_cupboard_1)"], "lentils package": []},
+        ),
+        (  # the bread on the plate is a slice, not the pack it came in
+            ("take bread", "put bread on plate", "take bread package", "put bread package in fridge"),
+            {"bread": ["in plate (food_plate_1)"], "bread package": ["at fridge (zone_fridge_1)"]},
+        ),
+    ],
+)
+def test_a_pack_named_by_its_food_is_the_food_lying_at_a_place(
+    kitchen: KitchenConfig, tmp_path: Path, narrations: tuple[str, ...], places: dict[str, list[str]]
+) -> None:
+    kg = _ingest(kitchen, tmp_path, *narrations)
+    assert {name: _places(kg, name) for name in places} == places
+
+
+def test_put_away_goes_back_where_it_was_kept_not_into_the_fridge_open_now(
+    kitchen: KitchenConfig, tmp_path: Path
+) -> None:
+    kg = _ingest(
+        kitchen,
+        tmp_path,
+        "open drawer",
+        "take knife from drawer",
+        "close drawer",
+        "open fridge",
+        "put away knife",
+    )
+    assert _places(kg, "knife") == ["likely at drawer (zone_drawer_1)"]
+
+
+def test_put_away_with_nothing_open_goes_into_the_cupboard_opened_last(
+    kitchen: KitchenConfig, tmp_path: Path
+) -> None:
+    kg = _ingest(
+        kitchen, tmp_path, "open cupboard", "close cupboard", "take spices", "wash hands", "put away spices"
+    )
+    assert _places(kg, "spice") == ["likely at cupboard (zone_cupboard_1)"]
+    plain = _ingest(kitchen, tmp_path, "open cupboard", "close cupboard", "take spices", "put down spices")
+    assert _places(plain, "spice") == ["likely at counter (zone_counter_1)"]
+
+
+def test_a_root_named_by_its_plant_is_the_plant(kitchen: KitchenConfig, tmp_path: Path) -> None:
+    kg = _ingest(
+        kitchen,
+        tmp_path,
+        "take turmeric",
+        "put down turmeric",
+        "peel turmeric root",
+        "put turmeric root in bowl",
+    )
+    assert _places(kg, "turmeric") == ["in bowl (food_bowl_1)"]
+
+
+def test_words_of_english_for_one_thing_name_one_node(kitchen: KitchenConfig, tmp_path: Path) -> None:
+    kg = _ingest(
+        kitchen, tmp_path, "take carafe", "fill jug", "put jug on table", "take tin", "put can in cupboard"
+    )
+    assert _places(kg, "jug") == ["at table (zone_table_1)"]
+    assert _places(kg, "can") == ["at cupboard (zone_cupboard_1)"]

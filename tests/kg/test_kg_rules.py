@@ -55,9 +55,9 @@ def test_a_first_sighting_is_created_under_the_narrations_name(
 
 
 def test_the_verb_decides_the_movement(kg: KitchenGraph, vocabulary: Vocabulary) -> None:
-    milk = kg.add_food("milk")
-    kg.hold(milk, "right")
-    pour = _decide(kg, vocabulary, "pour milk into the bowl").update
+    rice = kg.add_food("rice")
+    kg.hold(rice, "right")
+    pour = _decide(kg, vocabulary, "pour rice into the bowl").update
     assert pour is not None
     assert (pour.update_type, pour.destination, pour.state, pour.location_context) == (
         UpdateType.MODIFY_STATE,
@@ -73,6 +73,7 @@ def test_the_verb_decides_the_movement(kg: KitchenGraph, vocabulary: Vocabulary)
         Destination(kind="zone", zone="bowl"),
         "torn",
     )
+    kg.add_food("milk")
     back = _decide(kg, vocabulary, "put back milk").update
     assert back is not None and back.destination == Destination(kind="back")
     down = _decide(kg, vocabulary, "put the milk down").update

@@ -74,7 +74,7 @@ def test_ingest_runs_the_tree_per_narration_and_saves_the_expected_kitchen(
     assert code == 0
     lines = out.splitlines()
     assert [line for line in lines if not line.startswith("time: ")] == [
-        "22 narration(s): CREATE_NEW 3, MODIFY_STATE 6, PLACE 6, TAKE 3, ZONE_EVENT 4",  # as labelled
+        "22 narration(s): CREATE_NEW 4, MODIFY_STATE 5, PLACE 6, TAKE 3, ZONE_EVENT 4",  # as labelled
         "decided by the rules: 22; by the LLM: 0 (0 retries); low-confidence rule-based: 0",
         f"saved {cereal_kitchen}",
     ]
@@ -88,9 +88,11 @@ def test_ingest_runs_the_tree_per_narration_and_saves_the_expected_kitchen(
         "food_cereal_1",
         "food_knife_1",
         "food_milk_1",
+        "food_milk_2",
         "food_spoon_1",
     ]
     assert graph.view("food_milk_1").zone_name == "fridge"
+    assert graph.location_of("food_milk_2") == "food_bowl_1"  # the milk poured, a portion of its own
     assert not list(cereal_kitchen.parent.glob(".kg.json.*.tmp"))
 
 
@@ -128,8 +130,10 @@ def test_where_history_and_show_read_the_saved_graph(
     code, out, _ = run(capsys, "kg", "where", "milk", "--robot", files.robot, "--kg", ingested)
     assert (code, out) == (
         0,
-        "food_milk_1 (milk): fridge (zone_fridge_1); state poured; last seen 32.8 s\n"
-        '  from cereal-13 (30.8-32.8 s) "put the milk back in the fridge"\n',
+        "food_milk_1 (milk): fridge (zone_fridge_1); state opened; last seen 32.8 s\n"
+        '  from cereal-13 (30.8-32.8 s) "put the milk back in the fridge"\n'
+        "food_milk_2 (milk): in bowl (food_bowl_1) at table (zone_table_1); state poured; last seen 30.4 s\n"
+        '  from cereal-12 (28.76-30.4 s) "pour milk into the bowl"\n',
     )
     code, out, _ = run(capsys, "kg", "where", "bananna", "--robot", files.robot, "--kg", ingested)
     assert (code, out.splitlines()[0]) == (0, "no object is called 'bananna'; matched by close spelling:")
@@ -146,7 +150,7 @@ def test_where_history_and_show_read_the_saved_graph(
     ]
     code, out, _ = run(capsys, "kg", "show", "--robot", files.robot, "--kg", ingested)
     assert code == 0
-    assert out.startswith("6 object(s), 5 zone(s), 0 unattributed event(s), 22 narration(s)")
+    assert out.startswith("7 object(s), 5 zone(s), 0 unattributed event(s), 22 narration(s)")
     rows = [line.split("│")[1:-1] for line in out.splitlines() if "food_cereal_1" in line]
     assert [cell.strip() for cell in rows[0]] == [
         "food_cereal_1",

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from treebrain.kg.graph import KitchenGraph
 from treebrain.kg.names import head_noun
+from treebrain.kg.retrieval import CLOSED_STATE
 from treebrain.kg.vocabulary import Vocabulary
 
 OPEN_STATE = "open"
@@ -35,6 +36,24 @@ def open_receptacle(kg: KitchenGraph, vocabulary: Vocabulary, now: float, since:
     ]
     recent = [item for item in opened if since < item[0] and now - item[0] <= vocabulary.open_for_seconds]
     return max(recent)[1] if recent else None
+
+
+def storage_place(kg: KitchenGraph, vocabulary: Vocabulary, food_id: str, now: float) -> str | None:
+    """Where a thing put away with no place said goes ("put away measuring jug"): back into the
+    place things are kept (``keeps``) it was taken out of, else into such a place standing open,
+    else into the one opened last, however long ago; None when none is known."""
+    origin = kg.last_zone_of(food_id)
+    if origin is not None and kg.has_zone(origin) and kg.zone_view(origin).name in vocabulary.storage_zones:
+        return origin
+    receptacle = open_receptacle(kg, vocabulary, now, float("-inf"))
+    if receptacle is not None and kg.zone_view(receptacle).name in vocabulary.storage_zones:
+        return receptacle
+    opened = [
+        (_opened_at(kg, zone_id), zone_id)
+        for zone_id in (*kg.zones_in_state(OPEN_STATE), *kg.zones_in_state(CLOSED_STATE))
+        if kg.zone_view(zone_id).name in vocabulary.storage_zones
+    ]
+    return max(opened)[1] if opened else None
 
 
 def unsaid_place(

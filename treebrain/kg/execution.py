@@ -17,6 +17,7 @@ from treebrain.kg.context import (
     lit_hob,
     open_receptacle,
     pan_for_lit_hob,
+    storage_place,
     unsaid_place,
 )
 from treebrain.kg.graph import KitchenGraph
@@ -177,7 +178,19 @@ def _move(
         if kg.hand_of(food_id) is None and kg.location_of(food_id) is not None:
             _shift(kg, food_id, places, warnings)
         else:
-            _put(kg, food_id, _set_down(kg, food_id, places, put=True), warnings, "likely")
+            _put(kg, food_id, _put_down(kg, food_id, update, places), warnings, "likely")
+
+
+def _put_down(kg: KitchenGraph, food_id: str, update: KgUpdate, places: PlaceResolver) -> str:
+    """Where a held thing put with no place goes: put away ("put away measuring jug"), into the place
+    things are kept it came from, else the one open, else the one opened last
+    (context.storage_place); else where a bare put goes."""
+    vocabulary = places.vocabulary
+    entry = vocabulary.verbs.get(normalise_phrase(update.action))
+    kept = (
+        storage_place(kg, vocabulary, food_id, places.seen_at) if entry is not None and entry.stores else None
+    )
+    return kept or _set_down(kg, food_id, places, put=True)
 
 
 def _set_down(kg: KitchenGraph, food_id: str, places: PlaceResolver, put: bool) -> str:

@@ -116,6 +116,7 @@ def extract_entities(text: str, vocabulary: Vocabulary) -> Extraction:
         also=tuple(name for name in also if name != target.name),
         general=noun in vocabulary.general_foods,
         made_of=vocabulary.made_of.get(noun, ()),
+        pack_of=vocabulary.pack_of(noun),
     )
 
 

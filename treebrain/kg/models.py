@@ -157,7 +157,8 @@ class Extraction(Frozen):
     conjunction adds ("take spoon and fork": the fork), which the verb moves the same way.
     `general` says the object is a general noun ("food", "ingredients") that names a food known by
     its own name, not a new thing; `made_of`, for a dish ("omelette"), the foods it is made from
-    (the eggs): the dish is that food, cooked, not a new thing.
+    (the eggs): the dish is that food, cooked, not a new thing; `pack_of`, for a pack named by its food
+    ("oats package"), that food: the oats taken earlier were the pack, when no node has its name.
     """
 
     verb: str | None = None
@@ -178,6 +179,7 @@ class Extraction(Frozen):
     also: tuple[str, ...] = ()
     general: bool = False
     made_of: tuple[str, ...] = ()
+    pack_of: str | None = None
 
 
 class Destination(Frozen):

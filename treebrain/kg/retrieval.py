@@ -75,6 +75,16 @@ def retrieve_candidates(
         # "cook omelette" after "stir eggs": the dish is the eggs, cooked
         held_matching = [food.food_id for food in held if kg.name_keys(food.food_id)[0] in extraction.made_of]
         others = kg.foods_named_any(extraction.made_of, limit=limits.candidates, exclude=held_ids)
+    if not held_matching and not others and extraction.pack_of is not None:
+        # "take oats ... put oats package": the pack is the oats, not what was spooned out of it
+        food_key = kg.names.canonical(extraction.pack_of)
+        held_matching = [food.food_id for food in held if kg.name_keys(food.food_id)[0] == food_key]
+        unpacked = [
+            food_id
+            for food_id in kg.foods_named(extraction.pack_of, exclude=held_ids)
+            if _unpacked(kg, food_id)
+        ]
+        others = unpacked[: limits.candidates]
     if not held_matching and not others:
         match = "similar"
         held_matching = [food.food_id for food in held if kg.name_keys(food.food_id)[1] == head]
@@ -90,6 +100,13 @@ def retrieve_candidates(
         last_handled=last_handled,
         recent=tuple(kg.view(food_id, recent) for food_id in newest),
     )
+
+
+def _unpacked(kg: KitchenGraph, food_id: str) -> bool:
+    """Whether the thing lies at a zone or nowhere known, not in or on another object: a pack named
+    by its food is never a portion of it put into a pan or a slice put on a plate."""
+    place = kg.location_of(food_id)
+    return place is None or not kg.has_food(place)
 
 
 def _loose(kg: KitchenGraph, food_id: str | None, recent: int) -> FoodView | None:

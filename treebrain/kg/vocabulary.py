@@ -66,14 +66,16 @@ class FoodsFile(Frozen):
 class ZoneEntry(Frozen):
     """A zone: its type, the phrases naming it, whether it is a receptacle one opens (what is put
     down while it is open goes into it), whether what goes there is thrown away (a thing taken
-    later is another one), and whether a person works there (a thing put there is in use, not put
-    away; a bare put lands on the one named last)."""
+    later is another one), whether a person works there (a thing put there is in use, not put
+    away; a bare put lands on the one named last), and whether things are kept there (what is put
+    away with no place said goes into one)."""
 
     type: str = Field(min_length=1)
     phrases: list[str] = []
     opens: bool = False
     discards: bool = False
     works: bool = False
+    keeps: bool = False
 
 
 class LocationsFile(Frozen):
@@ -106,6 +108,7 @@ class NounsFile(Frozen):
     containers: list[str] = []
     vessels: list[str] = []
     covers: list[str] = []
+    packs: list[str] = []
     cookware: list[str] = []
     scrubbers: list[str] = []
     portions: list[str] = []
@@ -171,6 +174,7 @@ class Vocabulary:
         self.receptacles = frozenset(name for name, zone in locations.zones.items() if zone.opens)
         self.discard_zones = frozenset(name for name, zone in locations.zones.items() if zone.discards)
         self.work_zones = frozenset(name for name, zone in locations.zones.items() if zone.works)
+        self.storage_zones = frozenset(name for name, zone in locations.zones.items() if zone.keeps)
         # where a bare put lands: a place one works at that is not itself opened (not the hob)
         self.work_surfaces = self.work_zones - self.receptacles
         self.work_surface = locations.work_surface
@@ -193,6 +197,7 @@ class Vocabulary:
         self.containers = frozenset(singular_phrase(normalise_phrase(word)) for word in nouns.containers)
         self.vessels = frozenset(singular_phrase(normalise_phrase(word)) for word in nouns.vessels)
         self.covers = frozenset(singular_phrase(normalise_phrase(word)) for word in nouns.covers)
+        self.packs = tuple(singular_phrase(normalise_phrase(word)) for word in nouns.packs)
         self.cookware = frozenset(singular_phrase(normalise_phrase(word)) for word in nouns.cookware)
         self.scrubbers = frozenset(singular_phrase(normalise_phrase(word)) for word in nouns.scrubbers)
         self.portions = frozenset(singular_phrase(normalise_phrase(word)) for word in nouns.portions)
@@ -220,6 +225,11 @@ class Vocabulary:
         or its head noun: "chilli powder", "garam masala", "washing liquid" as well as "salt"."""
         canonical = singular_phrase(self.names.canonical(name))
         return canonical in self.portions or head_noun(canonical) in self.portions
+
+    def pack_of(self, noun: str) -> str | None:
+        """The food a pack (``packs``) is named by ("oats package": the oats), else None."""
+        food, _, last = noun.rpartition(" ")
+        return food if food and last in self.packs else None
 
     def zone_for(self, text: str) -> tuple[str, str] | None:
         """The zone a place phrase names, as (name, type), or None when it names no known zone.
