@@ -3,7 +3,9 @@ the code it drove: objects alike in name told apart by where they stand
 (``object_relations_dev.yaml``), kitchen fixtures that open, close and switch
 (``kitchen_goals_dev.yaml``) and goals about fixtures and relations beside them
 (``fixture_relations_dev.yaml``) and wording kinds the others lack, with words no reading explains
-asked about (``wording_kinds_dev.yaml``); and over the robosuite scenes, wordings people use that the language
+asked about (``wording_kinds_dev.yaml``), and wordings aimed at how a confident wrong goal arises
+(``confident_wrong_dev.yaml``: a word that fits another object, a relation onto the wrong anchor, a
+part of a fixture, a state said as a goal, switching what cannot switch); and over the robosuite scenes, wordings people use that the language
 tasks' development file lacks (``robosuite_wordings_dev.yaml``). The unseen suites' wording and the
 held-out language tasks were not read."""
 
@@ -16,7 +18,8 @@ import pytest
 import yaml
 
 from treebrain.manipulation.bddl import bddl_root, load_suite
-from treebrain.manipulation.goal_parser import GoalParse, parse_goal_text
+from treebrain.manipulation.goal_answer import GoalParse
+from treebrain.manipulation.goal_parser import parse_goal_text
 from treebrain.manipulation.grounding import load_object_words
 from treebrain.manipulation.symbolic import Scene
 from treebrain.manipulation.tasks import load_tasks
@@ -29,6 +32,7 @@ DEV = [
         "kitchen_goals_dev.yaml",
         "fixture_relations_dev.yaml",
         "wording_kinds_dev.yaml",
+        "confident_wrong_dev.yaml",
     )
     for case in yaml.safe_load((DATA / name).read_text(encoding="utf-8"))
 ]
@@ -73,11 +77,13 @@ def test_robosuite_wordings(case: dict[str, Any]) -> None:
 
 
 def check_answer(parse: GoalParse, case: dict[str, Any]) -> None:
-    """The parse is the case's goal, a question containing its `ask` or a refusal containing its
-    `refuse`."""
+    """The parse is the case's goal, a question containing its `ask`, a refusal containing its
+    `refuse`, or either containing its `doubt`."""
     if "goal" in case:
         assert (parse.goal, parse.question, parse.refusal) == (case["goal"], "", "")
     elif "ask" in case:
         assert case["ask"] in parse.question and not parse.goal
-    else:
+    elif "refuse" in case:
         assert case["refuse"] in parse.refusal and not parse.goal
+    else:
+        assert case["doubt"] in parse.question + parse.refusal and not parse.goal

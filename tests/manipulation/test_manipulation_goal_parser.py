@@ -11,11 +11,15 @@ import pytest
 
 from treebrain.llm.schema_check import validate as schema_errors
 from treebrain.manipulation.bddl import bddl_root, load_suite
-from treebrain.manipulation.goal_parser import clauses, name_words, one_slip, parse_goal_text, respelled
+from treebrain.manipulation.clause_forms import clauses
+from treebrain.manipulation.fixture_parts import can_be
+from treebrain.manipulation.goal_parser import parse_goal_text
 from treebrain.manipulation.goal_prompt import goal_schema, judge_goal_answer
+from treebrain.manipulation.goal_words import name_words
 from treebrain.manipulation.grounding import load_object_words
 from treebrain.manipulation.libero_planning import score_goal_grounding
 from treebrain.manipulation.place_relations import Footprint
+from treebrain.manipulation.respelling import one_slip, respelled
 from treebrain.manipulation.symbolic import Scene
 
 NOUNS = load_object_words(
@@ -389,3 +393,42 @@ def test_where_an_object_is_taken_from_must_be_where_it_is() -> None:
     ]
     refused = parse_goal_text("take the teapot out of the box and put it on the left plate", standing)
     assert "teapot_1 is not on or in 'the box'" in refused.refusal and not refused.goal
+
+
+def test_a_place_said_before_its_command_is_that_commands_place() -> None:
+    assert clauses("into the box, put the teapot") == ["put the teapot into the box"]
+    assert clauses("in the box put the teapot") == ["put the teapot in the box"]
+    assert clauses("into the box, put the teapot on the plate") == [
+        "into the box",
+        "put the teapot on the plate",
+    ]
+    assert parse_goal_text("into the box, put the teapot", KITCHEN).goal == [
+        "In(teapot_1, tidy_box_1_contain_region)"
+    ]
+
+
+def test_only_what_opens_is_opened_and_only_what_switches_is_switched() -> None:
+    assert can_be("Open", "oak_cupboard_1_top_region", KITCHEN)
+    assert not can_be("Open", "counter_table", KITCHEN)
+    assert not can_be("TurnOn", "oak_cupboard_1_top_region", KITCHEN)
+    assert "teapot_1 ('the teapot') cannot be opened" in parse_goal_text("open the teapot", KITCHEN).refusal
+    assert (
+        "counter_table ('the table') cannot be switched on"
+        in parse_goal_text("turn on the table", KITCHEN).refusal
+    )
+    assert "at the left" in parse_goal_text("open the left drawer", KITCHEN).refusal
+
+
+def test_a_state_said_as_what_should_hold_is_the_goal() -> None:
+    assert parse_goal_text("make sure the top drawer is open", KITCHEN).goal == [
+        "Open(oak_cupboard_1_top_region)"
+    ]
+    assert parse_goal_text("the top drawer should be shut", KITCHEN).goal == [
+        "Close(oak_cupboard_1_top_region)"
+    ]
+    assert parse_goal_text("make sure the teapot is in the box", KITCHEN).goal == [
+        "In(teapot_1, tidy_box_1_contain_region)"
+    ]
+    assert (
+        "only says what not to do" in parse_goal_text("make sure the top drawer is not open", KITCHEN).refusal
+    )

@@ -14,7 +14,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from treebrain.manipulation.goal_parser import GoalParse, GoalRole
+from treebrain.manipulation.goal_answer import GoalParse, GoalRole
 from treebrain.manipulation.goal_planning import GoalError, goal_refusal, parse_goal, with_goal_fixtures
 from treebrain.manipulation.grounding import REASON_PATTERN, enrich, unreadable
 from treebrain.manipulation.planning import closed_object

@@ -19,7 +19,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from treebrain.manipulation.bddl import BddlTask, Predicate, goal_holds
-from treebrain.manipulation.goal_parser import GoalParse
+from treebrain.manipulation.goal_answer import GoalParse
 from treebrain.manipulation.goal_planning import GoalError, parse_goal
 from treebrain.manipulation.grounding import Grounding, grounded_answer
 from treebrain.manipulation.plan_prompt import state_block

@@ -27,7 +27,8 @@ from treebrain.behaviours.manipulation.service import PLANNER_USE
 from treebrain.behaviours.ports import Port
 from treebrain.blackboard import register_type
 from treebrain.extras import MissingExtra, missing_module
-from treebrain.manipulation.goal_parser import GoalParse, parse_goal_text
+from treebrain.manipulation.goal_answer import GoalParse
+from treebrain.manipulation.goal_parser import parse_goal_text
 from treebrain.manipulation.goal_planning import (
     GoalError,
     goal_atoms,

@@ -30,7 +30,7 @@ from treebrain.evaluation.cases import (
 )
 from treebrain.evaluation.trees import WRITER, llm_usage, run_to_end, spent, with_profile
 from treebrain.manipulation.bddl import SUITES, BddlError, BddlTask, bddl_root, parse_bddl, suite_files
-from treebrain.manipulation.goal_parser import GoalParse
+from treebrain.manipulation.goal_answer import GoalParse
 from treebrain.manipulation.grounding import Grounding
 from treebrain.manipulation.libero_planning import (
     GROUNDING_RATES,

@@ -1,0 +1,24 @@
+"""What the clauses of a task read so far refer to ("it", "them", "the drawer"), what must stay and
+what must not be done: the state the clause readers share."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from treebrain.manipulation.goal_answer import GoalRole
+
+
+@dataclass
+class Reading:
+    """What the clauses read so far refer to ("it", "them")."""
+
+    held: str = ""
+    """The object picked up or last placed ("it")."""
+    last_place: str = ""
+    """The last fixture or place named ("close it" after "put ... in the drawer")."""
+    stack_bottom: str = ""
+    roles: list[GoalRole] = field(default_factory=list)
+    kept: set[str] = field(default_factory=set)
+    """Objects the task says stay where they are."""
+    forbidden: list[str] = field(default_factory=list)
+    """Clauses that say what not to do ("don't put the milk in the bin")."""

@@ -1,0 +1,211 @@
+"""How a task is split into clauses and each clause said as a command: courtesy, order and manner
+words dropped, placings said without a placing verb ("the can goes in ..."), particles apart ("turn
+the stove on"), the patterns of what not to do and what not to move, and the words those patterns
+account for (:data:`GRAMMAR`)."""
+
+from __future__ import annotations
+
+import re
+
+from treebrain.manipulation.goal_words import (
+    ARTICULATIONS,
+    LEVEL_WORDS,
+    NEGATIONS,
+    PICKING,
+    PLACING_VERBS,
+    POSITIONS,
+    STOPWORDS,
+    words_of,
+)
+from treebrain.manipulation.object_phrases import SUPPORTS
+from treebrain.manipulation.place_phrases import PLACE_PREPOSITIONS, PREPOSITION
+from treebrain.manipulation.place_relations import RELATION_WORDS
+
+VERB_START = "|".join(
+    re.escape(verb)
+    for verb in sorted(
+        (*ARTICULATIONS, *PLACING_VERBS, *PICKING, "keep", "turn", "switch", "pull", *NEGATIONS),
+        key=len,
+        reverse=True,
+    )
+)
+_CONNECTOR = (
+    r"and then|and finally|and next|after that|afterwards|finally|next|then|and|but|before you|before"
+)
+_SPLIT = re.compile(rf"\s*(?:,\s*(?:(?:{_CONNECTOR}),?\s+)?|\b(?:{_CONNECTOR})\b,?\s*)(?=(?:{VERB_START})\b)")
+
+
+def clauses(task: str) -> list[str]:
+    """The task's clauses: split at a sentence's end, a semicolon or colon, and before a verb that
+    follows "and", "then" or a comma; an arrow is "to" ("bread -> far left compartment")."""
+    found = []
+    for sentence in re.split(r"[;:]|[.!?](?:\s|$)", re.sub(r"→|->|=>", " to ", task.lower())):
+        text = " ".join(re.sub(r"[^a-z0-9' ,]+", " ", sentence).split())
+        found += _place_said_first([part.strip(" ,") for part in _SPLIT.split(text) if part.strip(" ,")])
+    return found
+
+
+_PLACE_FIRST = re.compile(
+    rf"^(?P<where>(?:in|into|inside|on|onto|on top of|under)\s.+?),?\s(?P<command>(?:{VERB_START})\b.*)$"
+)
+"""A place said before the command that puts something there: "into the basket, put the ketchup"."""
+
+
+def _place_said_first(parts: list[str]) -> list[str]:
+    """The clauses with a place said before its command moved after it ("into the basket, put the
+    ketchup" is "put the ketchup into the basket"), unless the command says a place of its own."""
+    joined: list[str] = []
+    for part in parts:
+        merged = _place_moved(f"{joined[-1]} {part}") if joined else ""
+        if merged:
+            joined[-1] = merged
+        else:
+            joined.append(_place_moved(part) or part)
+    return joined
+
+
+def _place_moved(clause: str) -> str:
+    """The clause with the place said before its command after it; '' when it says none first or the
+    command has a place of its own."""
+    said = _PLACE_FIRST.match(clause)
+    if said is None or PREPOSITION.search(said.group("command")):
+        return ""
+    return f"{said.group('command')} {said.group('where')}"
+
+
+_ORDER = r"first|next|then|now|finally|lastly|afterwards|after that|also|just"
+_MANNER = r"gently|carefully|slowly|quickly|kindly|softly|neatly"
+_AFTER = r"(?:after|once|when|as soon as) you(?: have| 've)?"
+_POLITE = re.compile(
+    rf"^(?:(?:please|could you|can you|would you|i'd like you to|i want you to|{_AFTER}|{_ORDER}|{_MANNER}),?\s+)+"
+)
+_DONE_FORMS = {
+    "turned": "turn", "switched": "switch", "opened": "open", "closed": "close", "placed": "place", "moved": "move",
+}  # fmt: skip
+_DONE = re.compile(rf"^(?:{'|'.join(_DONE_FORMS)})\b")
+"""A verb said as done ("once you have turned on the stove, ..."): the command it was."""
+_COURTESY = re.compile(
+    r"(?:^|,?\s)(?:please|thanks|thank you|cheers|when you can|when you get a chance|if you can|for me"
+    rf"|too|as well|{_ORDER}|{_MANNER})$"
+)
+"""Words after a request that ask for nothing ("..., thanks", "... when you can")."""
+STAYS_CLAUSE = re.compile(
+    r"^(?:leave|keep)\s(?P<kept>.+)\s(?:where (?:it is|they are)|alone|in place)$"
+    r"|^(?P<waits>.+)\s(?:stays?|can wait|can stay)(?: put| where (?:it is|they are))?$"
+)
+"""A clause about what is not to be moved ("leave the milk where it is", "the bread can wait")."""
+NOT_THIS = re.compile(r"^not\s.+?,\s*(?P<thing>.+)$")
+"""The object meant after one that is not ("not the bread, the cereal")."""
+_MODAL = r"(?:should|must|needs? to|has to|have to|is to|are to|ought to)"
+"""What a goal said as what should hold is said with ("the can should ...", "it needs to ...")."""
+_PLACED = "put|placed|stacked|moved|set|dropped|transferred|sorted|brought|taken|stuck|popped"
+_WHERE = r"(?P<rest>(?:in|into|inside|on|onto|on top of|to)\s.+)"
+_AS_PUT = (
+    re.compile(
+        rf"^(?P<thing>.+?)\s{_MODAL}\s"
+        rf"(?:be\s(?:{_PLACED})\s|be\s|go\s|end up\s)(?:back\s|over\s)?{_WHERE}$"
+    ),
+    re.compile(r"^(?P<thing>.+?)\s(?:goes|go|belongs|belong)\s(?P<rest>.+)$"),
+    re.compile(
+        r"^i(?:'?d|\swould)?\s(?:like|rather|prefer|want|need)\s(?P<thing>.+?)\s"
+        rf"(?:(?:were|was|to be|be)\s)?{_WHERE}$"
+    ),
+)
+"""Placings said without a placing verb ("the can goes in ...", "I'd rather the can were in ...",
+"the cereal should be put in ...")."""
+VERBLESS_PLACING = re.compile(r"^(?P<thing>.+?)\s(?:to|into|onto)\s.+$")
+"""A placing said with no verb at all: "the can to the far right compartment" (or with an arrow)."""
+NEGATED_CLAUSE = re.compile(
+    rf"^(?:please\s)?(?:{'|'.join(NEGATIONS)})\s(?P<said>.+)$"
+    r"|^(?P<subject>.+?)\s(?:(?:should|must|may|can|will|does|do|did)(?: not|n't)|can't|cannot|won't)\s(?P<stated>.+)$"
+)
+"""A clause saying what not to do: "don't put ...", "never place ...", "the bread should not go ..."."""
+UNTOUCHED_CLAUSE = re.compile(
+    r"^(?:move|touch|disturb|lift|shift|pick up|be moved|be touched)\b\s*(?P<thing>.*)$"
+)
+"""What is not to be moved ("don't touch the cereal", "the milk must not move")."""
+_ENSURED = re.compile(
+    r"^(?:make sure|ensure|see to it|see that|check that)\s(?:that\s)?(?P<thing>.+?)\s(?:is|are)(?P<negated>\snot)?\s"
+)
+"""A goal said as what must hold: "make sure the drawer is closed" is "the drawer should be closed"."""
+_STATE_GOAL = re.compile(
+    rf"^(?P<thing>.+?)\s{_MODAL}\sbe\s"
+    r"(?P<state>open|opened|closed|shut|(?:switched\s|turned\s)?(?:on|off))$"
+)
+"""A state a fixture should be in: "the stove should be on", "the drawer needs to be shut"."""
+_STATE_COMMANDS = {
+    "open": "open",
+    "opened": "open",
+    "closed": "close",
+    "shut": "close",
+    "on": "turn on",
+    "off": "turn off",
+}
+_PARTICLES = (
+    (re.compile(r"^(?P<verb>turn|switch)\s(?P<thing>.+?)\s(?P<how>on|off)$"), "{verb} {how} {thing}"),
+    (re.compile(r"^(?:pull|slide|swing)\s(?:open\s(?P<thing>.+)|(?P<before>.+?)\sopen)$"), "open {thing}"),
+    (
+        re.compile(
+            r"^(?:push|slide|swing)\s(?:(?:closed|shut)\s(?P<thing>.+)|(?P<before>.+?)\s(?:closed|shut))$"
+        ),
+        "close {thing}",
+    ),
+)
+"""Switching said with the particle apart or another verb: "turn the stove on", "pull open the
+drawer", "push the drawer shut"."""
+
+
+def said_plainly(clause: str) -> str:
+    """The clause said as a command: no "could you", "the can goes in" as "put the can in"."""
+    clause = _POLITE.sub("", clause)
+    clause = _DONE.sub(lambda done: _DONE_FORMS[done.group(0)], clause)
+    while _COURTESY.search(clause):  # "..., too, thanks"
+        clause = _COURTESY.sub("", clause).strip(" ,")
+    clause = _ENSURED.sub(r"\g<thing> should\g<negated> be ", clause)
+    if NEGATED_CLAUSE.match(clause):  # "the bread should not go in ..." is not a placing
+        return clause
+    state = _STATE_GOAL.match(clause)
+    if state is not None:  # "the stove should be on"
+        return f"{_STATE_COMMANDS[state.group('state').split()[-1]]} {state.group('thing')}"
+    for pattern, command in _PARTICLES:
+        found = pattern.match(clause)
+        if found is not None:
+            said = {key: value or "" for key, value in found.groupdict().items()}
+            return command.format(**{**said, "thing": said["thing"] or said.get("before", "")})
+    for pattern in _AS_PUT:
+        found = pattern.match(clause)
+        if found is not None:
+            return f"put {found.group('thing')} {found.group('rest')}"
+    return clause
+
+
+TOPIC_CLAUSE = re.compile(r"^(?:as for|as to|about|regarding)?\s*(?P<thing>.+)$")
+_CLAUSE_WORDS = frozenset(
+    {
+        "open", "opened", "closed", "shut", "turn", "switch", "pull", "swing", "down", "up", "away",
+        "back", "over", "should", "must", "needs", "need", "has", "have", "ought", "go", "goes", "end",
+        "belong", "belongs", "like", "rather", "prefer", "want", "keep", "leave", "where", "alone",
+        "place", "stay", "stays", "wait", "side", "hand", "which", "both", "one", "there", "own",
+        "about", "regarding", "people", "make", "sure", "ensure", "see", "check",
+    }
+)  # fmt: skip
+"""The words the clause patterns read (placings said without a verb, particles, what is open)."""
+GRAMMAR = frozenset(
+    word
+    for phrase in (
+        *ARTICULATIONS,
+        *PLACING_VERBS,
+        *PICKING,
+        *PLACE_PREPOSITIONS,
+        *RELATION_WORDS,
+        *SUPPORTS,
+        *LEVEL_WORDS,
+        *POSITIONS,
+        *STOPWORDS,
+        *_CLAUSE_WORDS,
+        *_PLACED.split("|"),
+        *_DONE_FORMS,
+    )
+    for word in words_of(phrase)
+)
+"""Words a task's reading accounts for by its patterns, not by a choice of object or place."""

@@ -1,0 +1,47 @@
+"""The goal parser's answer: goal predicates with the words each came from and how sure the parser
+is of it, or a question, or a refusal."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+
+class GoalRole(BaseModel):
+    """One goal predicate and the words it came from."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    predicate: str
+    phrase: str
+    confidence: float
+    """1.0 when no other name scored close, less the closer the runner-up came."""
+
+
+class GoalParse(BaseModel):
+    """The parser's answer: goal predicates (a conjunction), or a question, or a refusal."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    task: str
+    goal: list[str] = []
+    roles: list[GoalRole] = []
+    question: str = ""
+    refusal: str = ""
+
+    @property
+    def usable(self) -> bool:
+        return bool(self.goal) and not self.question and not self.refusal
+
+    def placing(self) -> tuple[str, str]:
+        """The first object the goal puts somewhere and where (("", "") when it puts nothing): the
+        placing a language episode is judged by."""
+        for predicate in self.goal:
+            arguments = predicate_arguments(predicate)
+            if predicate.startswith(("In(", "On(")) and len(arguments) == 2:
+                return arguments[0], arguments[1]
+        return "", ""
+
+
+def predicate_arguments(predicate: str) -> list[str]:
+    """``In(Milk, bin_milk)`` -> ``["Milk", "bin_milk"]``."""
+    return [part.strip() for part in predicate.partition("(")[2].rstrip(")").split(",")]

@@ -1,0 +1,215 @@
+"""Place phrases: where a thing goes, by a place's words and the part the preposition asks for (in a
+compartment, on a surface, on top of a fixture, under its bottom, beside a thing: a region of the
+table on that side), a place in the state said ("the open drawer"), a place's part said by its side
+("to the right compartment of the caddy"), and where a phrase splits into the thing and its place."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from treebrain.manipulation.explained_words import explain
+from treebrain.manipulation.fixture_parts import drawers_of, in_state, state_said
+from treebrain.manipulation.goal_choice import Unsure, best_choice
+from treebrain.manipulation.goal_words import (
+    POSITIONS,
+    SYNONYMS,
+    content_words,
+    levels_as_named,
+    name_words,
+    place_words,
+    word_matches,
+    words_of,
+)
+from treebrain.manipulation.object_phrases import said_as_name
+from treebrain.manipulation.symbolic import Scene
+
+_SIDE_PART = re.compile(r"^(?:the\s)?(?P<side>left|right|front|back)\s(?:[a-z]+\s){1,2}of\s(?P<anchor>.+)$")
+"""A part said by its side, after "to": "to the right compartment of the caddy"."""
+
+
+def side_or_part(preposition: str, phrase: str, place: str, scene: Scene) -> None:
+    """ "Place it to the right compartment of the caddy" reads as the caddy's right compartment and
+    as the place to the right of the caddy: a question when the scene has both, different."""
+    said = _SIDE_PART.match(phrase.strip()) if preposition == "to" else None
+    if said is None:
+        return
+    try:
+        beside, _ = place_named(f"to the {said.group('side')} of", said.group("anchor"), scene)
+    except Unsure:
+        return
+    if beside != place:
+        raise Unsure(f"by 'to {phrase.strip()}' do you mean {place} or {beside}?", True)
+
+
+def unknown_positions(words: Sequence[str], candidates: dict[str, set[str]]) -> list[str]:
+    """The position words said that no candidate's words have ("the left drawer" of a cabinet whose
+    drawers are top, middle and bottom)."""
+    return [
+        word
+        for word in words
+        if word in POSITIONS and not any(word_matches(word, known) for known in candidates.values())
+    ]
+
+
+PLACE_PREPOSITIONS = (
+    "on top of",
+    "in front of",
+    "to the left of",
+    "to the right of",
+    "to the front of",
+    "to the back of",
+    "next to",
+    "inside of",
+    "inside",
+    "into",
+    "onto",
+    "in",
+    "on",
+    "under",
+    "beneath",
+    "below",
+    "behind",
+    "to",
+)
+
+
+PREPOSITION = re.compile(rf"\b({'|'.join(re.escape(p) for p in PLACE_PREPOSITIONS)})\b")
+
+
+def place_split(phrase: str) -> tuple[str, str, str] | None:
+    """(object phrase, preposition, place phrase) at the first preposition followed by a thing, not
+    only by where something is ("in the middle", "on the left")."""
+    splits = place_splits(phrase)
+    return splits[0] if splits else None
+
+
+def place_splits(phrase: str) -> list[tuple[str, str, str]]:
+    """Every (object phrase, preposition, place phrase) at a preposition followed by a thing."""
+    found = list(PREPOSITION.finditer(phrase))
+    splits = []
+    for index, match in enumerate(found):
+        after = phrase[match.end() :]
+        segment = phrase[match.end() : found[index + 1].start()] if index + 1 < len(found) else after
+        if any(word not in POSITIONS for word in content_words(segment)) or after.strip() in ("it", "them"):
+            splits.append((phrase[: match.start()].strip(), match.group(1), after.strip()))
+    return splits
+
+
+def part_for(named: str, preposition: str, scene: Scene) -> str:
+    """The part of a thing or place the preposition asks for ("in" the tray: its contain region)."""
+    owners = [name for name in (*scene.objects, *scene.fixtures) if named.startswith(name) and name != named]
+    owner = max(owners, key=len) if owners else named
+    parts = [named, *(name for name in scene.regions if name.startswith(owner) and name != named)]
+    if named in scene.objects and named not in scene.regions:  # robosuite's top of a cube: on_cubeB
+        parts = [name for name in scene.regions if name.endswith(f"_{named}")] or parts
+    wanted = _preposition_parts(preposition)
+    # the thing named itself unless the preposition asks for a part it is not ("on top of" a drawer)
+    return max(parts, key=lambda name: (len(wanted & name_words(name)), name == named, -len(name)))
+
+
+def _preposition_parts(preposition: str) -> set[str]:
+    """The part of a thing a preposition asks for."""
+    if preposition == "on top of":  # a stove's top is where it cooks
+        return {"top", "side", "cook"}
+    if preposition in ("in", "into", "inside", "inside of"):
+        return {"contain", "region", "heating"}
+    if preposition in ("on", "onto"):
+        return {"cook", "top", "region"}
+    if preposition in ("under", "beneath", "below"):
+        return {"bottom", "region"}
+    return set()
+
+
+def place_named(preposition: str, phrase: str, scene: Scene, owner: str = "") -> tuple[str, float]:
+    """The place a phrase names; "its" is `owner`'s own (the object being put: "its compartment"),
+    "the open drawer" one that is open."""
+    phrase, state = state_said(phrase)
+    thing = said_as_name(phrase, scene.objects)
+    tops = [name for name in scene.regions if thing and name.endswith(f"_{thing}")]
+    if len(tops) == 1:  # "onto cube A": the place named after cubeA (on_cubeA)
+        explain(words_of(phrase))
+        return tops[0], 1.0
+    words = content_words(phrase)
+    if owner and "its" in words_of(phrase):
+        words += sorted(name_words(owner))
+    if preposition in ("behind", "in front of", "next to") or preposition.startswith("to the"):
+        words += [word for word in words_of(preposition) if word in POSITIONS]
+        beside = True
+    else:
+        beside = preposition == "to"
+    parts = _preposition_parts(preposition)
+    # things go in a drawer, not on it, and on a piece of furniture is on its top side: "on the
+    # cabinet" is wooden_cabinet_1_top_side
+    on = preposition in ("on", "onto", "on top of")
+    drawer_not_said = on and not any(word_matches(word, {"drawer"}) for word in words)
+    candidates = {}
+    for name in scene.regions:
+        found = place_words(name)
+        if "init" in found or _not_put_at(name, on, scene) or (drawer_not_said and "drawer" in found):
+            continue
+        # a region's own description says what its name does not ("near-left compartment of ..."):
+        # its position words count only where the phrase says them (an unsaid one costs nothing)
+        described = {
+            word for text in content_words(scene.descriptions.get(name, "")) for word in name_words(text)
+        }
+        candidates[name] = found | {word for word in described if word not in POSITIONS or word in words}
+    words = levels_as_named(words, candidates)
+    unknown = unknown_positions(content_words(phrase), candidates)
+    things = [word for word in content_words(phrase) if word not in POSITIONS]
+    an_object = any(word_matches(word, name_words(name)) for name in scene.objects for word in things)
+    # "the middle compartment" of a bin with none; an object's position words say where it stands
+    if unknown and not an_object:
+        raise Unsure(f"no place here is at the {unknown[0]} ('{phrase.strip()}')", False)
+    candidates = in_state(candidates, state, phrase, scene)
+    if beside and preposition != "to":
+        candidates = _beside_places(candidates, preposition, phrase, scene)
+    chosen = best_choice(phrase, candidates, words, "place", scene, parts=parts, beside=beside)
+    explain(word for word in words_of(phrase) if word.removesuffix("s") in PLACE_FORMS)
+    return chosen
+
+
+PLACE_FORMS = frozenset({"area", "part", "corner", "spot", "zone", "space", "place", "section", "slot"})
+"""Words for a part of a place ("the far left corner of the bin", "the rear right area"): said with
+a place's own words, they name that place."""
+
+
+def _not_put_at(name: str, on: bool, scene: Scene) -> bool:
+    """Whether a place is not where things go, a part of it is: a thing with parts of its own (the
+    tray's contain region, the rack's top region; not a table, nor a cabinet of drawers, which is
+    asked about), and "on" a piece of furniture its top side, not the thing nor what is inside it
+    ("on the microwave" is not in its heating region)."""
+    parts = [other for other in scene.regions if other.startswith(f"{name}_")]
+    table = "table" in name_words(name)
+    if parts and not table and not drawers_of(name, scene):
+        return True
+    if not on:
+        return False
+    owner = next((other for other in scene.regions if name.startswith(f"{other}_")), "")
+    inside = owner and {"contain", "heating"} & name_words(name) and f"{owner}_top_side" in scene.regions
+    return f"{name}_top_side" in scene.regions or bool(inside)
+
+
+def _beside_places(
+    candidates: dict[str, set[str]], preposition: str, phrase: str, scene: Scene
+) -> dict[str, set[str]]:
+    """Where "behind" / "in front of" / "to the left of" / "next to" a thing is, in a scene whose
+    places beside things are regions of its table (LIBERO's ``kitchen_table_plate_right_region``):
+    those regions on the side said; none is a refusal, never the thing itself."""
+    tables = [fixture for fixture in scene.fixtures if "table" in name_words(fixture)]
+    if not tables:
+        return candidates
+    sides = {word for word in words_of(preposition) if word in POSITIONS}
+    sides |= {synonym for side in sides for synonym in SYNONYMS.get(side, ())}
+    things = [word for word in content_words(phrase) if word not in POSITIONS]
+    kept = {
+        name: known
+        for name, known in candidates.items()
+        if any(name.startswith(f"{table}_") for table in tables)
+        and known & POSITIONS
+        and (not sides or known & sides)
+        and any(word_matches(word, known) for word in things)
+    }
+    if not kept:
+        raise Unsure(f"no place here is {preposition} {phrase.strip()}", False)
+    return kept
