@@ -432,3 +432,36 @@ def test_a_state_said_as_what_should_hold_is_the_goal() -> None:
     assert (
         "only says what not to do" in parse_goal_text("make sure the top drawer is not open", KITCHEN).refusal
     )
+
+
+@pytest.mark.parametrize(
+    ("task", "goal"),
+    [
+        # beside a place where no table has regions beside things: the place beside it, never it
+        ("put the mint behind the basil's pot", ["On(Mint, pot_dill)"]),
+        ("put the dill next to where the sage goes", ["On(Dill, pot_mint)"]),
+        ("start by putting the basil in the back left pot", ["In(Basil, pot_dill)"]),
+        ("would you be so kind as to put the sage in the right pot closest to you", ["In(Sage, pot_sage)"]),
+        ("put the dill in the left pot closest to the robot", ["In(Dill, pot_basil)"]),
+        ("put the basil, not the mint, in the back left pot", ["In(Basil, pot_dill)"]),
+        ("put the basil in the back left pot, not the front left one", ["In(Basil, pot_dill)"]),
+        ("don't put the basil in the back left pot, put it in the back right pot", ["In(Basil, pot_thyme)"]),
+    ],
+)
+def test_places_beside_near_the_robot_and_what_is_not_meant(task: str, goal: list[str]) -> None:
+    parse = parse_goal_text(task, BENCH, NOUNS)
+    assert parse.usable, parse
+    assert parse.goal == goal
+
+
+@pytest.mark.parametrize(
+    ("task", "said"),
+    [
+        ("put the basil, not the basil, in the back left pot", "Basil is the object it names"),
+        ("put the basil in the back left pot, not the back left one", "pot_dill is the place it names"),
+        ("never mind, leave it", "only says what not to do"),
+    ],
+)
+def test_what_is_said_not_to_be_meant_cannot_be_the_answer(task: str, said: str) -> None:
+    parse = parse_goal_text(task, BENCH, NOUNS)
+    assert not parse.usable and said in parse.refusal, parse

@@ -266,6 +266,7 @@ SORTING = Scene(
         ("put the milk in the bin", []),
         ("put the cereal box in the bin", []),  # box is not a word of the file
         ("put the blue milk in the bin", ["blue milk"]),  # a colour nothing in the scene has
+        ("put the milk in the bin, not the blue one", ["blue thing"]),
     ],
 )
 def test_a_task_naming_a_thing_the_scene_lacks_is_found_by_its_words(task: str, absent: list[str]) -> None:

@@ -15,6 +15,7 @@ from treebrain.manipulation.goal_words import (
     PLACING_VERBS,
     POSITIONS,
     STOPWORDS,
+    doing_forms,
     words_of,
 )
 from treebrain.manipulation.object_phrases import SUPPORTS
@@ -77,23 +78,28 @@ _ORDER = r"first|next|then|now|finally|lastly|afterwards|after that|also|just"
 _MANNER = r"gently|carefully|slowly|quickly|kindly|softly|neatly"
 _AFTER = r"(?:after|once|when|as soon as) you(?: have| 've)?"
 _POLITE = re.compile(
-    rf"^(?:(?:please|could you|can you|would you|i'd like you to|i want you to|{_AFTER}|{_ORDER}|{_MANNER}),?\s+)+"
+    r"^(?:(?:please|(?:could|would) you be so kind as to|be so kind as to|could you|can you|would you"
+    rf"|i'd like you to|i want you to|{_AFTER}|{_ORDER}|{_MANNER}),?\s+)+"
 )
+_STARTED = re.compile(r"^(?:start|begin) by (?P<doing>[a-z]+ing)\b")
+"""A command said as how to begin: "start by placing the bread ..." is "place the bread ..."."""
 _DONE_FORMS = {
     "turned": "turn", "switched": "switch", "opened": "open", "closed": "close", "placed": "place", "moved": "move",
 }  # fmt: skip
 _DONE = re.compile(rf"^(?:{'|'.join(_DONE_FORMS)})\b")
 """A verb said as done ("once you have turned on the stove, ..."): the command it was."""
 _COURTESY = re.compile(
-    r"(?:^|,?\s)(?:please|thanks|thank you|cheers|when you can|when you get a chance|if you can|for me"
+    r"(?:^|,?\s)(?:please|thanks(?: a lot)?|thank you(?: very much| so much)?|many thanks|cheers|when you can|when you get a chance|if you can|for me"
     rf"|too|as well|{_ORDER}|{_MANNER})$"
 )
 """Words after a request that ask for nothing ("..., thanks", "... when you can")."""
 STAYS_CLAUSE = re.compile(
     r"^(?:leave|keep)\s(?P<kept>.+)\s(?:where (?:it is|they are)|alone|in place)$"
+    r"|^leave\s(?P<left>it|them|everything)(?:\sbe|\sas (?:it is|they are))?$"
     r"|^(?P<waits>.+)\s(?:stays?|can wait|can stay)(?: put| where (?:it is|they are))?$"
 )
-"""A clause about what is not to be moved ("leave the milk where it is", "the bread can wait")."""
+"""A clause about what is not to be moved ("leave the milk where it is", "the bread can wait", "leave
+it")."""
 NOT_THIS = re.compile(r"^not\s.+?,\s*(?P<thing>.+)$")
 """The object meant after one that is not ("not the bread, the cereal")."""
 _MODAL = r"(?:should|must|needs? to|has to|have to|is to|are to|ought to)"
@@ -158,6 +164,8 @@ drawer", "push the drawer shut"."""
 def said_plainly(clause: str) -> str:
     """The clause said as a command: no "could you", "the can goes in" as "put the can in"."""
     clause = _POLITE.sub("", clause)
+    clause = _STARTED.sub(lambda started: _base_verb(started.group("doing")), clause)
+    clause = _WHERE_IT_GOES.sub(r"\g<thing>'s place", clause)
     clause = _DONE.sub(lambda done: _DONE_FORMS[done.group(0)], clause)
     while _COURTESY.search(clause):  # "..., too, thanks"
         clause = _COURTESY.sub("", clause).strip(" ,")
@@ -179,6 +187,17 @@ def said_plainly(clause: str) -> str:
     return clause
 
 
+def _base_verb(doing: str) -> str:
+    """The verb of a placing or picking said with -ing ("placing" is place, "putting" put)."""
+    return next((verb for verb in (*PLACING_VERBS, *PICKING) if doing in doing_forms(verb)), doing)
+
+
+_WHERE_IT_GOES = re.compile(
+    r"\bwhere (?P<thing>(?:the\s)?[a-z]+(?:\s[a-z]+)?)\s(?:goes|belongs|should go|usually goes)$"
+)
+"""A place said as where another object goes ("next to where the cereal goes"): that object's place."""
+
+
 TOPIC_CLAUSE = re.compile(r"^(?:as for|as to|about|regarding)?\s*(?P<thing>.+)$")
 _CLAUSE_WORDS = frozenset(
     {
@@ -186,7 +205,8 @@ _CLAUSE_WORDS = frozenset(
         "back", "over", "should", "must", "needs", "need", "has", "have", "ought", "go", "goes", "end",
         "belong", "belongs", "like", "rather", "prefer", "want", "keep", "leave", "where", "alone",
         "place", "stay", "stays", "wait", "side", "hand", "which", "both", "one", "there", "own",
-        "about", "regarding", "people", "make", "sure", "ensure", "see", "check",
+        "about", "regarding", "people", "make", "sure", "ensure", "see", "check", "kind", "start",
+        "begin", "by", "very", "much", "many", "lot",
     }
 )  # fmt: skip
 """The words the clause patterns read (placings said without a verb, particles, what is open)."""
@@ -205,6 +225,7 @@ GRAMMAR = frozenset(
         *_CLAUSE_WORDS,
         *_PLACED.split("|"),
         *_DONE_FORMS,
+        *(doing for verb in (*PLACING_VERBS, *PICKING) for doing in doing_forms(verb)),
     )
     for word in words_of(phrase)
 )

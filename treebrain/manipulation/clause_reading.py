@@ -66,7 +66,7 @@ def read_clause(clause: str, scene: Scene, reading: Reading) -> None:
         return
     stays = STAYS_CLAUSE.match(clause)
     if stays is not None:  # asks for nothing to change, and nothing named in it may move
-        _keep(stays.group("kept") or stays.group("waits"), scene, reading)
+        _keep(stays.group("kept") or stays.group("waits") or stays.group("left"), scene, reading)
         return
     negated = NEGATED_CLAUSE.match(clause)
     if negated is not None:  # what not to move is kept; any other "don't" asks for nothing
@@ -77,6 +77,7 @@ def read_clause(clause: str, scene: Scene, reading: Reading) -> None:
             _keep(untouched.group("thing") or negated.group("subject") or "", scene, reading)
         else:
             reading.forbidden.append(clause)
+            _named_not_to_put(said, scene, reading)
         return
     for said, relation in ARTICULATIONS.items():
         if re.match(rf"{said}\b", clause):
@@ -107,6 +108,18 @@ def read_clause(clause: str, scene: Scene, reading: Reading) -> None:
             reading.held = object_scored(rest, scene)[0]
             return
     read_placing(verb, rest, scene, reading)
+
+
+def _named_not_to_put(said: str, scene: Scene, reading: Reading) -> None:
+    """The object of a placing said not to be done is what a later "it" means ("don't put the can in
+    the far right compartment, put it in the near right one")."""
+    verb = next((word for word in PLACING_VERBS if re.match(rf"{word}\b", said)), None)
+    split = place_split(said[len(verb) :].strip()) if verb else None
+    if split is not None and names_an_object(split[0], scene):
+        try:
+            reading.held = object_scored(split[0], scene)[0]
+        except Unsure:  # "don't put a cube there": no one object for "it"
+            return
 
 
 def _topic(clause: str, scene: Scene, reading: Reading) -> bool:

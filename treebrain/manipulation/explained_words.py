@@ -15,7 +15,7 @@ FILLER = frozenset(
         # manner and courtesy
         "please", "kindly", "carefully", "gently", "slowly", "quickly", "softly", "neatly", "just",
         "thanks", "thank", "cheers", "okay", "ok", "robot", "you", "for", "me", "if", "can", "could",
-        "would", "will", "get", "chance", "when", "now", "so", "right", "away", "there", "here",
+        "would", "will", "get", "chance", "hey", "hi", "hello", "when", "now", "so", "right", "away", "there", "here",
         # order
         "first", "next", "then", "finally", "lastly", "afterwards", "after", "that", "before", "once",
         "also", "too", "as", "well", "again",

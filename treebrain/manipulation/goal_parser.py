@@ -53,8 +53,11 @@ loaf of bread"), a known noun before a word read ("the soda can"), a door of wha
 thing is taken from ("off the microwave", "out of the caddy": it must be there), where it stands
 now ("the bowl on the microwave onto the plate"), a thing named before the clause that calls it
 "it" ("the plate: put the bowl on it"), a place by what is done there ("where you cook"), order and
-manner words (first, then, before you, gently, too), and "not the red one" / "not in the drawer"
-(one object left, or a refusal when the place chosen is the one refused). Developed on LIBERO-90's wording, the development file of the robosuite language tasks
+manner words (first, then, before you, gently, too, "start by placing"), and "not the red one" / "not
+in the drawer" / ", not the milk," / "not the near left one" / "not the other way round" (one object
+left, or a refusal when the object or place chosen is the one refused); near and far said from the
+robot ("closest to you"); beside a place where no table has regions beside things, the place beside
+it ("next to where the cereal goes"); the object of a placing said not to be done is a later "it". Developed on LIBERO-90's wording, the development file of the robosuite language tasks
 and development sentences of our own only (docs/manipulation.md reports the other suites and the held-out file as unseen).
 
 The reading is split by idea: the words known before a scene (:mod:`goal_words`), a scene's words

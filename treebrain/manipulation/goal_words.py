@@ -33,6 +33,13 @@ PLACING_VERBS = (
     "push", "slide", "stick", "pop", "store", "stow",
 )  # fmt: skip
 PICKING = ("pick up", "pick", "grab", "take", "lift", "get")
+
+
+def doing_forms(verb: str) -> tuple[str, ...]:
+    """How a verb may be said with -ing: put -> putting, place -> placing, pick -> picking."""
+    return (f"{verb}ing", f"{verb[:-1]}ing", f"{verb}{verb[-1]}ing")
+
+
 POSITIONS = frozenset(
     {"left", "right", "front", "back", "middle", "center", "centre", "near", "far", "behind", "top", "bottom"}
 )

@@ -107,7 +107,7 @@ def absent_things(task: str, scene: Scene, nouns: Collection[str]) -> list[str]:
         modifies_next = index + 1 < len(said) and in_scene(said[index + 1], things)  # "soda can"
         if named and named[0] not in absent and not modifies_next and not in_scene(word, present):
             absent.append(named[0])
-        thing = f"{word} {said[index + 1]}" if modifies_next else ""
+        thing = f"{word} {said[index + 1]}" if modifies_next else f"{word} thing"  # "the blue one"
         if word in COLORS and word not in colours and thing not in absent:
             absent.append(thing)  # a colour nothing in the scene has ("the blue cube")
     return absent

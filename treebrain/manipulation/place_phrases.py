@@ -190,13 +190,18 @@ def _not_put_at(name: str, on: bool, scene: Scene) -> bool:
     return f"{name}_top_side" in scene.regions or bool(inside)
 
 
+def tables_of(scene: Scene) -> list[str]:
+    """The scene's tables: where the places beside things are, if it has any."""
+    return [fixture for fixture in scene.fixtures if "table" in name_words(fixture)]
+
+
 def _beside_places(
     candidates: dict[str, set[str]], preposition: str, phrase: str, scene: Scene
 ) -> dict[str, set[str]]:
     """Where "behind" / "in front of" / "to the left of" / "next to" a thing is, in a scene whose
     places beside things are regions of its table (LIBERO's ``kitchen_table_plate_right_region``):
     those regions on the side said; none is a refusal, never the thing itself."""
-    tables = [fixture for fixture in scene.fixtures if "table" in name_words(fixture)]
+    tables = tables_of(scene)
     if not tables:
         return candidates
     sides = {word for word in words_of(preposition) if word in POSITIONS}

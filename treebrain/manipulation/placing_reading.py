@@ -24,7 +24,14 @@ from treebrain.manipulation.object_phrases import (
     object_scored,
     standing_as_said,
 )
-from treebrain.manipulation.place_phrases import part_for, place_named, place_splits, side_or_part
+from treebrain.manipulation.place_phrases import (
+    part_for,
+    place_named,
+    place_splits,
+    side_or_part,
+    tables_of,
+)
+from treebrain.manipulation.place_relations import RELATION_WORDS
 from treebrain.manipulation.relation_phrases import RELATED_PLACE, related_place
 from treebrain.manipulation.symbolic import Scene
 
@@ -42,11 +49,39 @@ def _not_there(refused: str, place: str) -> None:
     explain(["not", *words_of(refused)])
 
 
+_NOT_ASIDE = re.compile(r",\s*not\s+(?P<refused>[^,]+),\s*")
+"""What a placing does not mean said in the middle of it: "put the can, not the milk, in ..."."""
+_OTHER_WAY = re.compile(r"^(?:the\s)?other way (?:round|around)$")
+
+
+def _not_meant(refused: str, things: Sequence[str], chosen: tuple[str, str], scene: Scene) -> None:
+    """What a placing says it does not mean, but for a place said with its preposition: the other way
+    round (the placing is as said), another object or another place ("not the near left one": "one"
+    is the chosen place's kind, the last word of its phrase); a refusal when it is the very object or
+    place chosen (`chosen`: the place and its phrase)."""
+    place, place_phrase = chosen
+    if not _OTHER_WAY.match(refused):
+        if names_objects(refused, scene):
+            try:
+                other = object_scored(refused, scene)[0]
+            except Unsure:  # "the mug, not the red one": told apart among alike objects already
+                other = ""
+            if other in things:
+                raise Unsure(f"the task says not {refused}, and {other} is the object it names", False)
+        elif place_named("in", re.sub(r"\bone\b", words_of(place_phrase)[-1], refused), scene)[0] == place:
+            raise Unsure(f"the task says not {refused}, and {place} is the place it names", False)
+    explain(["not", *words_of(refused)])
+
+
 def read_placing(verb: str, rest: str, scene: Scene, reading: Reading) -> None:
     """The goal roles of a placing (`verb` and the words after it); a question or a refusal
     (:class:`~treebrain.manipulation.goal_choice.Unsure`) when the words do not settle it."""
+    aside = _NOT_ASIDE.search(rest)  # "put the can, not the milk, in ..."
+    if aside is not None:
+        rest = f"{rest[: aside.start()]} {rest[aside.end() :]}"
     negated = _NOT_SAID.match(rest)
     rest, refused = (negated.group("rest"), negated.group("refused")) if negated else (rest, "")
+    refused = aside.group("refused") if aside is not None else refused
     refused_place = refused.partition(" ")[0] in _INTO
     rest = re.sub(r"\s(?:inside|in|in there)$", " inside it", rest)  # "put the bowl inside", "slide it in"
     rest = _BESIDE_SAID.sub(r"to the \g<side> of", rest)  # "on the left side of the plate"
@@ -103,6 +138,10 @@ def read_placing(verb: str, rest: str, scene: Scene, reading: Reading) -> None:
         if first != second:
             raise Unsure(f"{things[0][0]} cannot be in two places at once ({first} and {second})", False)
     related = RELATED_PLACE.match(place_phrase)
+    if preposition in RELATION_WORDS and not tables_of(scene):
+        # "next to the cereal's compartment" where nothing beside is a region of a table: the place
+        # beside that one, never the one named
+        related = RELATED_PLACE.match(f"{preposition} {place_phrase}")
     if place_phrase in ("it", "them"):
         place, confidence = _place_of_reference(preposition, reading, scene), 1.0
     elif related is not None and names_objects(related.group("head"), scene):
@@ -128,6 +167,8 @@ def read_placing(verb: str, rest: str, scene: Scene, reading: Reading) -> None:
             explain(words_of(place_phrase))
     if refused_place:
         _not_there(refused, place)
+    elif refused:
+        _not_meant(refused, [thing for thing, _ in things], (place, place_phrase), scene)
     under = preposition in ("under", "beneath", "below")
     if under and "bottom" not in place_words(place):
         raise Unsure(f"nothing can be put under {place} here", False)

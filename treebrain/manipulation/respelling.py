@@ -17,6 +17,7 @@ from treebrain.manipulation.goal_words import (
     POSITIONS,
     SAID_FOR,
     STOPWORDS,
+    doing_forms,
     name_words,
     word_matches,
     words_of,
@@ -51,6 +52,7 @@ def respelled(task: str, scene: Scene, nouns: Collection[str] = ()) -> tuple[str
     grammar = (*ARTICULATIONS, *PLACING_VERBS, *PICKING, *NEGATIONS, *PLACE_PREPOSITIONS, *LEVELS)
     known = vocabulary | STOPWORDS | POSITIONS | COLOURS | COMMON_WORDS | set(nouns)
     known |= {word for phrase in grammar for word in words_of(phrase)}
+    known |= {doing for verb in (*PLACING_VERBS, *PICKING) for doing in doing_forms(verb)}
     unsure: list[str] = []
 
     def spelt(found: re.Match[str]) -> str:
@@ -65,7 +67,21 @@ def respelled(task: str, scene: Scene, nouns: Collection[str] = ()) -> tuple[str
         return near[0] if len(near) == 1 else typed
 
     said = re.sub(r"[A-Za-z]+", spelt, task)
+    for pattern, position in _FROM_THE_ROBOT:
+        said = pattern.sub(position, said)
     return said, unsure[0] if unsure else ""
+
+
+_VIEWER = r"(?:you|me|us|the robot|the arm)"
+_FROM_THE_ROBOT = (
+    (re.compile(rf"\b(?:closest|nearest|close|near|next) to {_VIEWER}\b", re.IGNORECASE), "near"),
+    (
+        re.compile(rf"\b(?:furthest|farthest|far|further|farther) (?:away )?from {_VIEWER}\b", re.IGNORECASE),
+        "far",
+    ),
+)
+"""Near and far said from where the robot stands ("the left compartment furthest from you"): the
+scene's near and far, which its descriptions measure from the robot too."""
 
 
 def one_slip(typed: str, word: str) -> bool:
