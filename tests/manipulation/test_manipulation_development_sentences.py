@@ -5,7 +5,8 @@ the code it drove: objects alike in name told apart by where they stand
 (``fixture_relations_dev.yaml``) and wording kinds the others lack, with words no reading explains
 asked about (``wording_kinds_dev.yaml``), and wordings aimed at how a confident wrong goal arises
 (``confident_wrong_dev.yaml``: a word that fits another object, a relation onto the wrong anchor, a
-part of a fixture, a state said as a goal, switching what cannot switch); and over the robosuite scenes, wordings people use that the language
+part of a fixture, a state said as a goal, switching what cannot switch) and objects said by what
+they are or come in (``object_kinds_dev.yaml``); and over the robosuite scenes, wordings people use that the language
 tasks' development file lacks (``robosuite_wordings_dev.yaml``) and, in the language tasks' own format,
 more such kinds (``config/manipulation/language_tasks_wordings.yaml``: an object named by what it is,
 a compartment by its side and row said apart, polite and long forms, order words, negations beside a
@@ -36,6 +37,7 @@ DEV = [
         "fixture_relations_dev.yaml",
         "wording_kinds_dev.yaml",
         "confident_wrong_dev.yaml",
+        "object_kinds_dev.yaml",
     )
     for case in yaml.safe_load((DATA / name).read_text(encoding="utf-8"))
 ]
@@ -86,22 +88,9 @@ LANGUAGE_WORDINGS = load_language_tasks(
         for scene in ("pickplace", "stack")
     },
 ).tasks
-NAMED_BY_WHAT_IT_IS = {"w-soda", "w-carton", "w-loaf", "w-the-box", "w-the-drink"}
-"""Objects named by what they are or come in with none of their own words ("the carton" for the milk,
-"the drink" for the milk or the can): reading them needs knowing what each thing is, which the
-scene's names do not say (not built yet; each is refused, nothing moves)."""
 
 
-@pytest.mark.parametrize(
-    "task",
-    [
-        pytest.param(task, marks=pytest.mark.xfail(strict=True, reason="named by what it is: not read yet"))
-        if task.id in NAMED_BY_WHAT_IT_IS
-        else task
-        for task in LANGUAGE_WORDINGS
-    ],
-    ids=[task.id for task in LANGUAGE_WORDINGS],
-)
+@pytest.mark.parametrize("task", LANGUAGE_WORDINGS, ids=[task.id for task in LANGUAGE_WORDINGS])
 def test_language_task_wordings(task: LanguageTask) -> None:
     """The parser's answer is the task's label: its placing (in or on), a question or a refusal."""
     nouns = load_object_words(CONFIG / "object_words.yaml")

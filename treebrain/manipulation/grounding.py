@@ -20,6 +20,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from treebrain.documents import load_located
+from treebrain.manipulation.object_kinds import kind_words
 from treebrain.manipulation.planning import closed_object
 from treebrain.manipulation.symbolic import Scene
 
@@ -79,7 +80,8 @@ def _forms(word: str) -> set[str]:
 def absent_things(task: str, scene: Scene, nouns: Collection[str]) -> list[str]:
     """The nouns of `nouns` the task names that nothing in the scene is called: no word of a name or
     description is that noun (singular or plural) or a compound ending in it (a frying "pan" is the
-    scene's "frypan"), and it does not describe the next word ("soda can" is a can). "put the banana
+    scene's "frypan"), no object of the scene is of that kind (``object_kinds.yaml``: "the soda" is
+    the can), and it does not describe the next word ("soda can" is a can). "put the banana
     in the bin" in a scene without one gives ["banana"]. A colour said before a thing of the scene
     must be a colour of something in the scene: "the blue cube" among a red and a green one gives
     ["blue cube"] (LIBERO's names and descriptions are too loose to ask more: its "white mug" is the
@@ -89,7 +91,8 @@ def absent_things(task: str, scene: Scene, nouns: Collection[str]) -> list[str]:
         return {form for text in texts for word in _words(text) for form in _forms(word)}
 
     things = forms_of((*scene.objects, *scene.fixtures))
-    present = things | forms_of((*scene.regions, *scene.descriptions.values()))
+    kinds = {form for name in scene.objects for word in kind_words(name) for form in _forms(word)}
+    present = things | kinds | forms_of((*scene.regions, *scene.descriptions.values()))
 
     def in_scene(word: str, known: set[str]) -> bool:
         return any(name.endswith(form) for name in known for form in _forms(word))

@@ -27,6 +27,7 @@ from treebrain.manipulation.goal_words import (
     word_matches,
     words_of,
 )
+from treebrain.manipulation.object_kinds import with_kinds_said
 from treebrain.manipulation.place_relations import RELATION_WORDS, nearest, related_positions
 from treebrain.manipulation.symbolic import Scene
 
@@ -110,7 +111,8 @@ def _object_choice(phrase: str, scene: Scene) -> tuple[str, float]:
     if exact:  # "cube A" is cubeA
         explain(words_of(phrase))
         return exact, 1.0
-    candidates = {name: name_words(name) | described_colours(name, scene) for name in scene.objects}
+    own = {name: name_words(name) | described_colours(name, scene) for name in scene.objects}
+    candidates = with_kinds_said(own, content_words(phrase))  # "the drink", "the carton"
     unseen = set(content_words(phrase)) & COLOURS - set().union(*candidates.values())
     if unseen:
         raise Unsure(

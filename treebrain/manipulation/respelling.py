@@ -22,6 +22,7 @@ from treebrain.manipulation.goal_words import (
     word_matches,
     words_of,
 )
+from treebrain.manipulation.object_kinds import kind_words
 from treebrain.manipulation.place_phrases import PLACE_PREPOSITIONS
 from treebrain.manipulation.symbolic import Scene
 
@@ -51,6 +52,7 @@ def respelled(task: str, scene: Scene, nouns: Collection[str] = ()) -> tuple[str
     )
     grammar = (*ARTICULATIONS, *PLACING_VERBS, *PICKING, *NEGATIONS, *PLACE_PREPOSITIONS, *LEVELS)
     known = vocabulary | STOPWORDS | POSITIONS | COLOURS | COMMON_WORDS | set(nouns)
+    known |= set().union(*(kind_words(name) for name in scene.objects))  # "the loaf" is not a slip
     known |= {word for phrase in grammar for word in words_of(phrase)}
     known |= {doing for verb in (*PLACING_VERBS, *PICKING) for doing in doing_forms(verb)}
     unsure: list[str] = []
