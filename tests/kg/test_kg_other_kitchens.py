@@ -1,4 +1,4 @@
-"""Rules meant to carry to kitchens they were not written on (issue 31, parts 7 and 8): each read
+"""Rules meant to carry to kitchens they were not written on (issue 31, parts 7 to 9): each read
 from a narration file in EPIC-KITCHENS' columns, with narrations written here (never the dataset's
 rows)."""
 
@@ -209,3 +209,97 @@ def test_words_of_english_for_one_thing_name_one_node(kitchen: KitchenConfig, tm
     )
     assert _places(kg, "jug") == ["at table (zone_table_1)"]
     assert _places(kg, "can") == ["at cupboard (zone_cupboard_1)"]
+
+
+PART_9_PLACES = {
+    "a spoon left in the pan is the spoon taken again": (
+        (
+            "take pan",
+            "put pan on hob",
+            "take spoon",
+            "stir onions",
+            "put spoon into pan",
+            "take spoon",
+            "put spoon in sink",
+        ),
+        "spoon",
+        ["at sink (zone_sink_1)"],
+    ),
+    "a ladle rested in the pot is taken again": (
+        ("take ladle", "put ladle in pot", "pick up ladle", "put ladle on counter"),
+        "ladle",
+        ["at counter (zone_counter_1)"],
+    ),
+    "a knife laid on a plate is not the next knife taken": (
+        ("take plate", "put down knife", "take knife", "put knife on rack"),
+        "knife",
+        ["likely in plate (food_plate_1)", "in rack (food_rack_1)"],
+    ),
+    "a hob turned off that was never said on had the pan on it": (
+        ("take frying pan", "pour eggs in pan", "put down pan", "turn off stove"),
+        "pan",
+        ["likely at hob (zone_hob_1)"],
+    ),
+    "a hob said off before and turned off again moves no pan": (
+        ("turn on hob", "turn off hob", "take pan", "put pan", "turn off hob"),
+        "pan",
+        ["likely at counter (zone_counter_1)"],
+    ),
+    "a put of two things said twice in a row is one put": (
+        (
+            "take plate",
+            "take spoon",
+            "put plate and spoon in dishwasher",
+            "put plate and spoon in dishwasher",
+        ),
+        "plate",
+        ["at dishwasher (zone_dishwasher_1)"],
+    ),
+    "trash thrown into a named place is the waste, not the bin": (
+        ("take paper", "throw trash in bin"),
+        "trash",
+        ["at bin (zone_bin_1)"],
+    ),
+    "a thing put in the trash goes into the bin": (
+        ("take paper", "put in trash"),
+        "paper",
+        ["at bin (zone_bin_1)"],
+    ),
+    "a knife washed is not in the drawer a guess put it in": (
+        (
+            "open drawer",
+            "take knife",
+            "put down knife",
+            "close drawer",
+            "wash knife",
+            "take knife",
+            "put knife on rack",
+        ),
+        "knife",
+        ["in rack (food_rack_1)"],
+    ),
+    "a knife said to be put in the drawer stays there when washing is said": (
+        ("take knife", "put knife in drawer", "wash knife"),
+        "knife",
+        ["at drawer (zone_drawer_1)"],
+    ),
+    "a thing put back to free a hand is as sure of its place as before": (
+        ("take pan", "put down pan", "take pan", "take bowl", "take spoon"),
+        "pan",
+        ["likely at counter (zone_counter_1)"],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", PART_9_PLACES)
+def test_where_things_are_by_the_rules_of_part_9(kitchen: KitchenConfig, tmp_path: Path, case: str) -> None:
+    lines, name, places = PART_9_PLACES[case]
+    assert _places(_ingest(kitchen, tmp_path, *lines), name) == places
+
+
+def test_a_chicken_breast_put_into_the_pan_is_not_the_next_one_taken(
+    kitchen: KitchenConfig, tmp_path: Path
+) -> None:
+    lines = ("take pan", "put pan on hob", "take chicken breast", "put chicken breast in pan")
+    kg = _ingest(kitchen, tmp_path, *lines, "take chicken breast", "put chicken breast in pan")
+    assert len(kg.foods_named("chicken breast")) == 2

@@ -13,14 +13,14 @@ from treebrain.kg.models import HAND_ORDER, HandSlot
 
 
 def put_back(kg: KitchenGraph, food_id: str, unsaid: str | None = None) -> str:
-    """Take a held food out of the hand: back where it came from (a zone or an object), else to
-    `unsaid` (where a thing put down without a place most likely goes; marked likely), else to an
-    unknown place."""
+    """Take a held food out of the hand: back where it came from (a zone or an object; as sure as
+    that place was, so a guess stays a guess), else to `unsaid` (where a thing put down without a
+    place most likely goes; marked likely), else to an unknown place."""
     place_id = kg.last_zone_of(food_id)
     if place_id is not None and (
         kg.has_zone(place_id) or (kg.has_food(place_id) and not kg.contains(food_id, place_id))
     ):
-        kg.put_at(food_id, place_id)
+        kg.put_at(food_id, place_id, kg.place_certainty(food_id))
         return f"put back at {place_id}"
     if unsaid is not None:
         kg.put_at(food_id, unsaid, "likely")

@@ -24,6 +24,7 @@ from treebrain.kg.vocabulary import Vocabulary
 
 OPEN_STATE = "open"
 ON_STATE = "on"
+OFF_STATE = "off"
 
 
 def open_receptacle(kg: KitchenGraph, vocabulary: Vocabulary, now: float, since: float) -> str | None:
@@ -85,9 +86,13 @@ def held_container(kg: KitchenGraph, vocabulary: Vocabulary, put: str) -> str | 
 
 def lit_hob(kg: KitchenGraph, vocabulary: Vocabulary) -> str | None:
     """The place one cooks at that is switched on (a work zone one opens or turns on: the hob), if any."""
-    cooking_zones = vocabulary.receptacles & vocabulary.work_zones
-    lit = [zone_id for zone_id in kg.zones_in_state(ON_STATE) if kg.zone_view(zone_id).name in cooking_zones]
+    lit = [zone_id for zone_id in kg.zones_in_state(ON_STATE) if cooking_zone(kg, vocabulary, zone_id)]
     return lit[0] if lit else None
+
+
+def cooking_zone(kg: KitchenGraph, vocabulary: Vocabulary, zone_id: str) -> bool:
+    """Whether the zone is one cooks at (a work zone one opens or turns on: the hob)."""
+    return kg.zone_view(zone_id).name in vocabulary.receptacles & vocabulary.work_zones
 
 
 def pan_for_lit_hob(kg: KitchenGraph, vocabulary: Vocabulary) -> str | None:

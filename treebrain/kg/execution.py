@@ -11,7 +11,10 @@ from __future__ import annotations
 
 from treebrain.kg.consistency import free_hand_for, put_back
 from treebrain.kg.context import (
+    OFF_STATE,
+    ON_STATE,
     cooking_pan,
+    cooking_zone,
     held_container,
     last_container,
     lit_hob,
@@ -168,6 +171,14 @@ def _move(
         container = last_container(kg, places.vocabulary, food_id)
         if container is not None:
             _put(kg, food_id, container, warnings, "likely")
+    elif destination is None and _washed_from_guess(kg, food_id, update, places.vocabulary):
+        _put(
+            kg,
+            food_id,
+            places.place(unsaid_place(kg, places.vocabulary, places.seen_at, put=False)),
+            warnings,
+            "likely",
+        )
     elif destination is None and _cooked_unplaced(kg, food_id, update, places.vocabulary):
         pan = cooking_pan(kg, places.vocabulary, food_id)
         if pan is not None:
@@ -221,6 +232,19 @@ def _pours_unheld(kg: KitchenGraph, food_id: str, update: KgUpdate, vocabulary: 
     """Whether the update pours a thing not in hand (its container is not held either), with no place."""
     entry = vocabulary.verbs.get(normalise_phrase(update.action))
     return entry is not None and entry.pours and kg.hand_of(food_id) is None
+
+
+def _washed_from_guess(kg: KitchenGraph, food_id: str, update: KgUpdate, vocabulary: Vocabulary) -> bool:
+    """Whether a washing verb is done to a thing not held that only a bare put guessed into a drawer
+    or cupboard ("put down knife" while a drawer stood open, then "wash knife"): it is being washed
+    where one works, not lying in there."""
+    entry = vocabulary.verbs.get(normalise_phrase(update.action))
+    location = kg.location_of(food_id)
+    if entry is None or not entry.washes or kg.hand_of(food_id) is not None or location is None:
+        return False
+    if not kg.has_zone(location) or kg.place_certainty(food_id) != "likely":
+        return False
+    return kg.zone_view(location).name in vocabulary.receptacles - vocabulary.work_zones
 
 
 def _cooked_unplaced(kg: KitchenGraph, food_id: str, update: KgUpdate, vocabulary: Vocabulary) -> bool:
@@ -308,10 +332,13 @@ def apply_zone_event(
     places = PlaceResolver(kg, vocabulary, narration.start)
     zone_id = places.place(extraction.location)
     action = extraction.verb or "handle"
+    switched_before = kg.zone_view(zone_id).state in (ON_STATE, OFF_STATE)
     kg.record_zone(
         zone_id, _interaction(narration, action, OutcomeKind.ZONE_EVENT, zone_id, []), extraction.state_after
     )
-    if lit_hob(kg, vocabulary) == zone_id:
+    # a hob turned off that no narration turned on was on all along: the pan set down unsaid is on it
+    turned_off_unsaid = not switched_before and extraction.state_after == OFF_STATE
+    if lit_hob(kg, vocabulary) == zone_id or (turned_off_unsaid and cooking_zone(kg, vocabulary, zone_id)):
         _put_pan_on(kg, zone_id, narration, vocabulary)
     return ExecutionReport(
         narration_id=narration.id,
@@ -323,13 +350,13 @@ def apply_zone_event(
 
 
 def _put_pan_on(kg: KitchenGraph, hob_id: str, narration: Narration, vocabulary: Vocabulary) -> None:
-    """The hob just turned on is for the pan a bare put left on the counter (context.pan_for_lit_hob):
-    it is on the hob, marked likely, and its history cites the narration."""
+    """The hob just turned on (or off, never said on) is for the pan a bare put left on the counter
+    (context.pan_for_lit_hob): it is on the hob, marked likely, and its history cites the narration."""
     pan = pan_for_lit_hob(kg, vocabulary)
     if pan is None:
         return
     kg.put_at(pan, hob_id, "likely")
-    note = f"{hob_id} turned on: the pan put down unsaid is on it"
+    note = f"{hob_id} turned {kg.zone_view(hob_id).state}: the pan put down unsaid is on it"
     kg.record(pan, _interaction(narration, "put", OutcomeKind.PLACE, hob_id, [note]))
 
 

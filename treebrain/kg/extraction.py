@@ -91,6 +91,8 @@ def extract_entities(text: str, vocabulary: Vocabulary) -> Extraction:
         # "season chicken breast with oil": a portion of the oil goes onto the chicken
         location, role, target = target.name, "destination", dressing
         verb_type, also = UpdateType.PLACE, ()
+    if target.kind == "zone" and verb_type is UpdateType.PLACE and place is not None:
+        target = _waste_named(target, vocabulary)
     noun = singular_phrase(target.name) if target.kind == "food" and target.name else ""
     if target.kind == "zone" and verb_type is UpdateType.PLACE:
         # "put in dishwasher" (the class file's verb "put in"): the zone is where the held thing goes
@@ -369,12 +371,20 @@ def _named(phrase: list[str], vocabulary: Vocabulary) -> _Object:
             if key in vocabulary.food_phrases:
                 return _Object("food", vocabulary.food_phrases[key], text, known=True)
             if key in vocabulary.zone_phrases:
-                return _Object("zone", vocabulary.zone_phrases[key])
+                return _Object("zone", vocabulary.zone_phrases[key], text)
     head = singular(phrase[-1])
     reason = vocabulary.not_objects.get(head) or vocabulary.not_objects.get(phrase[-1])
     if reason is not None:
         return _Object("none", reason=f"{phrase[-1]!r}: {reason}")
     return _Object("food", vocabulary.names.canonical(text), text)
+
+
+def _waste_named(target: _Object, vocabulary: Vocabulary) -> _Object:
+    """A bin's name ("trash", "garbage") as the thing a put with a place moves ("throw trash in
+    container"): the waste, not the bin; any other zone is left as it is."""
+    if target.name not in vocabulary.discard_zones or target.phrase is None:
+        return target
+    return _Object("food", vocabulary.names.canonical(target.phrase), target.phrase)
 
 
 def _preferred_place(places: list[_Place], verb_type: UpdateType | None) -> _Place | None:

@@ -31,6 +31,9 @@ class Retrieval(Frozen):
     held: tuple[FoodView, ...] = ()
     closed_zones: frozenset[str] = frozenset()
     last_handled: str | None = Field(None, description="the food the latest narration was about")
+    last_handled_seen: float | None = Field(
+        None, description="when the latest narration ended: every food it was about was seen then"
+    )
     loose: FoodView | None = Field(
         None, description="with nothing held: the thing handled last, when it is at no known place"
     )
@@ -57,6 +60,7 @@ def retrieve_candidates(
     held = tuple(kg.view(food_id, recent, "in_hand") for food_id in held_ids)
     closed = frozenset(kg.zones_in_state(CLOSED_STATE))
     last_handled = kg.last_handled()
+    last_seen = kg.last_seen(last_handled) if last_handled is not None else None
     if extraction.food is None:
         by_recency = sorted(held, key=lambda food: -food.last_seen)
         return Retrieval(
@@ -64,6 +68,7 @@ def retrieve_candidates(
             held=held,
             closed_zones=closed,
             last_handled=last_handled,
+            last_handled_seen=last_seen,
             loose=None if held else _loose(kg, last_handled, recent),
             last=kg.view(last_handled, recent) if last_handled is not None else None,
         )
@@ -98,6 +103,7 @@ def retrieve_candidates(
         held=held,
         closed_zones=closed,
         last_handled=last_handled,
+        last_handled_seen=last_seen,
         recent=tuple(kg.view(food_id, recent) for food_id in newest),
     )
 

@@ -316,17 +316,23 @@ def _put_there_before(
 ) -> bool:
     """Whether the thing's latest narration, not the one just before, put it where this put sends an
     X ("put spoon in dishwasher, put knife in dishwasher, put spoon in dishwasher"): nothing took it
-    out, so the second put is about another X. Said twice in a row, it is the same put; more of a
-    food put into the pan it cooks in joins it."""
+    out, so the second put is about another X. Said twice in a row, it is the same put (also when the
+    first named two things: "put plate and spoon in dishwasher" twice); more of a food put into the
+    pan it cooks in joins it."""
     in_vessel = food.location_id != food.zone_id and head_noun(food.location_name) in vocabulary.vessels
     return (
         food.hand is None
         and not in_vessel
         and food.place_certainty == "sure"
-        and food.food_id != retrieval.last_handled
+        and not _in_latest_narration(food, retrieval)
         and _put_last(food, vocabulary)
         and _where_named(food, extraction, vocabulary)
     )
+
+
+def _in_latest_narration(food: FoodView, retrieval: Retrieval) -> bool:
+    """Whether the narration just before was about the thing (alone or with others it named)."""
+    return food.food_id == retrieval.last_handled or food.last_seen == retrieval.last_handled_seen
 
 
 def _where_named(food: FoodView, extraction: Extraction, vocabulary: Vocabulary) -> bool:
@@ -369,8 +375,9 @@ def _may_be_taken(
     one shut in a closed receptacle, nor the one the narration before put into a receptacle ("put down
     spoon, pick up spoon" while sorting cutlery into an open drawer: the next spoon), nor one its
     latest narration put into a container (pan, bowl, plate): "put chicken breast in pan, pick up
-    chicken breast" picks up the next one, not the one cooking. Put down anywhere else, it is the same
-    thing picked up again ("put saucepan, grab saucepan")."""
+    chicken breast" picks up the next one, not the one cooking; a utensil left in a pan ("put spoon into
+    pan, take spoon") is the one taken again. Put down anywhere else, it is the same thing picked up
+    again ("put saucepan, grab saucepan")."""
     if food.zone_name in vocabulary.discard_zones:
         return False
     if extraction.location is not None:
@@ -382,7 +389,17 @@ def _may_be_taken(
         and _put_last(food, vocabulary)
         and _in_receptacle(food, vocabulary)
     )
-    return not (just_stored or _just_put_in_container(food, vocabulary))
+    left_in_use = _just_put_in_container(food, vocabulary) and not _stirring(food, vocabulary)
+    return not (just_stored or left_in_use)
+
+
+def _stirring(food: FoodView, vocabulary: Vocabulary) -> bool:
+    """Whether the thing is a utensil (spoon, spatula, ladle) resting in a vessel food is worked in (a
+    pan, pot): it is in use there. A knife laid on a plate is cleared away with it, not in use."""
+    utensil = (
+        normalise_phrase(food.name) in vocabulary.utensils or head_noun(food.name) in vocabulary.utensils
+    )
+    return utensil and head_noun(food.location_name) in vocabulary.vessels
 
 
 def _stores(extraction: Extraction, vocabulary: Vocabulary) -> bool:

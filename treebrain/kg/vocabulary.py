@@ -35,7 +35,8 @@ class VerbEntry(Frozen):
     `cooks`: a verb done to food cooking in a pan (fry, flip), so a thing at no said place is in it;
     `food_only`: a verb done to food alone (stir, knead), so what it was done to is a food;
     `stores`: a put into storage (put away), so one said again of a thing already stowed is about
-    another one."""
+    another one; `washes`: a verb done at the sink (wash, rinse), so a thing it is done to is not
+    shut in the drawer a guess had put it in."""
 
     verb: str = Field(min_length=1)
     type: UpdateType
@@ -48,6 +49,7 @@ class VerbEntry(Frozen):
     cooks: bool = False
     food_only: bool = False
     stores: bool = False
+    washes: bool = False
 
 
 class VerbsFile(Frozen):
@@ -111,6 +113,7 @@ class NounsFile(Frozen):
     packs: list[str] = []
     cookware: list[str] = []
     scrubbers: list[str] = []
+    utensils: list[str] = []
     portions: list[str] = []
     general_foods: list[str] = []
     made_of: dict[str, list[str]] = {}
@@ -200,6 +203,7 @@ class Vocabulary:
         self.packs = tuple(singular_phrase(normalise_phrase(word)) for word in nouns.packs)
         self.cookware = frozenset(singular_phrase(normalise_phrase(word)) for word in nouns.cookware)
         self.scrubbers = frozenset(singular_phrase(normalise_phrase(word)) for word in nouns.scrubbers)
+        self.utensils = frozenset(singular_phrase(normalise_phrase(word)) for word in nouns.utensils)
         self.portions = frozenset(singular_phrase(normalise_phrase(word)) for word in nouns.portions)
         self.general_foods = frozenset(_singular(word) for word in nouns.general_foods)
         self.made_of = {
