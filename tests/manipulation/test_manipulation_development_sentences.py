@@ -6,7 +6,8 @@ the code it drove: objects alike in name told apart by where they stand
 asked about (``wording_kinds_dev.yaml``), and wordings aimed at how a confident wrong goal arises
 (``confident_wrong_dev.yaml``: a word that fits another object, a relation onto the wrong anchor, a
 part of a fixture, a state said as a goal, switching what cannot switch) and objects said by what
-they are or come in (``object_kinds_dev.yaml``); and over the robosuite scenes, wordings people use that the language
+they are or come in (``object_kinds_dev.yaml``) and places said beside a fixture or object, told
+from the fixture's parts (``beside_or_part_dev.yaml``); and over the robosuite scenes, wordings people use that the language
 tasks' development file lacks (``robosuite_wordings_dev.yaml``) and, in the language tasks' own format,
 more such kinds (``config/manipulation/language_tasks_wordings.yaml``: an object named by what it is,
 a compartment by its side and row said apart, polite and long forms, order words, negations beside a
@@ -38,6 +39,7 @@ DEV = [
         "wording_kinds_dev.yaml",
         "confident_wrong_dev.yaml",
         "object_kinds_dev.yaml",
+        "beside_or_part_dev.yaml",
     )
     for case in yaml.safe_load((DATA / name).read_text(encoding="utf-8"))
 ]

@@ -465,3 +465,55 @@ def test_places_beside_near_the_robot_and_what_is_not_meant(task: str, goal: lis
 def test_what_is_said_not_to_be_meant_cannot_be_the_answer(task: str, said: str) -> None:
     parse = parse_goal_text(task, BENCH, NOUNS)
     assert not parse.usable and said in parse.refusal, parse
+
+
+DESK = Scene(
+    objects=("blue_mug_1", "stapler_1"),
+    regions=(
+        "blue_mug_1",
+        "stapler_1",
+        "pen_holder_1",
+        "pen_holder_1_left_contain_region",
+        "pen_holder_1_right_contain_region",
+        "desk_table_pen_holder_left_region",
+        "desk_table_pen_holder_right_region",
+    ),
+    fixtures=("pen_holder_1", "desk_table"),
+    skill_set="libero",
+)
+"""A desk of our own: a holder with left and right compartments and table places on either side."""
+
+
+@pytest.mark.parametrize(
+    ("task", "goal"),
+    [
+        ("set the mug right of the pen holder", ["On(blue_mug_1, desk_table_pen_holder_right_region)"]),
+        ("put the stapler left of the holder", ["On(stapler_1, desk_table_pen_holder_left_region)"]),
+        (
+            "put the mug on the pen holder's right side",
+            ["On(blue_mug_1, desk_table_pen_holder_right_region)"],
+        ),
+        (
+            "put the mug in the right compartment of the pen holder",
+            ["In(blue_mug_1, pen_holder_1_right_contain_region)"],
+        ),
+        ("drop the stapler into the holder's left side", ["In(stapler_1, pen_holder_1_left_contain_region)"]),
+    ],
+)
+def test_a_side_said_after_the_thing_is_beside_it_and_before_a_part_is_the_part(
+    task: str, goal: list[str]
+) -> None:
+    assert parse_goal_text(task, DESK, NOUNS).goal == goal
+
+
+def test_beside_a_thing_with_places_on_two_sides_is_asked_with_the_relation_said() -> None:
+    parse = parse_goal_text("put the mug beside the pen holder", DESK, NOUNS)
+    assert not parse.goal
+    assert "beside the pen holder" in parse.question
+    assert "desk_table_pen_holder_left_region" in parse.question
+
+
+def test_between_two_things_needs_a_place_beside_both() -> None:
+    parse = parse_goal_text("put the mug between the pen holder and the stapler", DESK, NOUNS)
+    assert not parse.goal
+    assert parse.refusal == "no place here is between the pen holder and the stapler"

@@ -60,6 +60,10 @@ PLACE_PREPOSITIONS = (
     "to the front of",
     "to the back of",
     "next to",
+    "beside",
+    "left of",
+    "right of",
+    "between",
     "inside of",
     "inside",
     "into",
@@ -73,6 +77,21 @@ PLACE_PREPOSITIONS = (
     "to",
 )
 
+
+BESIDE_PREPOSITIONS = frozenset(
+    {
+        "behind",
+        "in front of",
+        "next to",
+        "beside",
+        "left of",
+        "right of",
+        "between",
+        *(p for p in PLACE_PREPOSITIONS if p.startswith("to the")),
+    }
+)
+"""Prepositions that name the place beside a thing, not the thing nor a part of it: "right of the
+caddy" is the table beside the caddy, where "in the right compartment of the caddy" is the caddy's."""
 
 PREPOSITION = re.compile(rf"\b({'|'.join(re.escape(p) for p in PLACE_PREPOSITIONS)})\b")
 
@@ -133,9 +152,9 @@ def place_named(preposition: str, phrase: str, scene: Scene, owner: str = "") ->
     words = content_words(phrase)
     if owner and "its" in words_of(phrase):
         words += sorted(name_words(owner))
-    if preposition in ("behind", "in front of", "next to") or preposition.startswith("to the"):
+    beside = preposition in BESIDE_PREPOSITIONS
+    if beside:
         words += [word for word in words_of(preposition) if word in POSITIONS]
-        beside = True
     else:
         beside = preposition == "to"
     parts = _preposition_parts(preposition)
@@ -162,9 +181,11 @@ def place_named(preposition: str, phrase: str, scene: Scene, owner: str = "") ->
     if unknown and not an_object:
         raise Unsure(f"no place here is at the {unknown[0]} ('{phrase.strip()}')", False)
     candidates = in_state(candidates, state, phrase, scene)
+    said = phrase
     if beside and preposition != "to":
         candidates = _beside_places(candidates, preposition, phrase, scene)
-    chosen = best_choice(phrase, candidates, words, "place", scene, parts=parts, beside=beside)
+        said = f"{preposition} {phrase.strip()}"  # a question says which side of what
+    chosen = best_choice(said, candidates, words, "place", scene, parts=parts, beside=beside)
     explain(word for word in words_of(phrase) if word.removesuffix("s") in PLACE_FORMS)
     return chosen
 
@@ -206,14 +227,16 @@ def _beside_places(
         return candidates
     sides = {word for word in words_of(preposition) if word in POSITIONS}
     sides |= {synonym for side in sides for synonym in SYNONYMS.get(side, ())}
-    things = [word for word in content_words(phrase) if word not in POSITIONS]
+    # "between the plate and the mug": a place beside each of the things, not one of them
+    anchors = re.split(r"\s+and\s+", phrase) if preposition == "between" else [phrase]
+    things = [[word for word in content_words(anchor) if word not in POSITIONS] for anchor in anchors]
     kept = {
         name: known
         for name, known in candidates.items()
         if any(name.startswith(f"{table}_") for table in tables)
         and known & POSITIONS
         and (not sides or known & sides)
-        and any(word_matches(word, known) for word in things)
+        and all(any(word_matches(word, known) for word in anchor) for anchor in things)
     }
     if not kept:
         raise Unsure(f"no place here is {preposition} {phrase.strip()}", False)

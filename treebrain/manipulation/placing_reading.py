@@ -85,6 +85,7 @@ def read_placing(verb: str, rest: str, scene: Scene, reading: Reading) -> None:
     refused_place = refused.partition(" ")[0] in _INTO
     rest = re.sub(r"\s(?:inside|in|in there)$", " inside it", rest)  # "put the bowl inside", "slide it in"
     rest = _BESIDE_SAID.sub(r"to the \g<side> of", rest)  # "on the left side of the plate"
+    rest = _BESIDE_OWNED.sub(r"to the \g<side> of \g<owner>", rest)  # "on the plate's left side"
     splits = place_splits(rest)
     done_there = _DONE_THERE.match(rest)
     if not splits and done_there is not None:  # "put the pan where you cook": the place for cooking
@@ -199,6 +200,12 @@ def _without_accompaniment(phrase: str) -> str:
 
 _BESIDE_SAID = re.compile(r"\b(?:on|at|to) the (?P<side>left|right|front|back)(?: hand)?(?: side)? of\b")
 """Beside a thing said otherwise: "on the left side of", "at the right of", "to the right-hand side of"."""
+
+_BESIDE_OWNED = re.compile(
+    r"\b(?:on|at|to) (?P<owner>the [a-z ]+?)'s (?P<side>left|right|front|back)(?: hand)? side\b"
+)
+"""The same said with the thing first: "on the caddy's right side" is "to the right of the caddy",
+where "in the caddy's right side" is the caddy's part."""
 
 
 _ELIDED = re.compile(
