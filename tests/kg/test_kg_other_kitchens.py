@@ -1,4 +1,4 @@
-"""Rules meant to carry to kitchens they were not written on (issue 31, parts 7 to 9): each read
+"""Rules meant to carry to kitchens they were not written on (issue 31, parts 7 to 10): each read
 from a narration file in EPIC-KITCHENS' columns, with narrations written here (never the dataset's
 rows)."""
 
@@ -303,3 +303,45 @@ def test_a_chicken_breast_put_into_the_pan_is_not_the_next_one_taken(
     lines = ("take pan", "put pan on hob", "take chicken breast", "put chicken breast in pan")
     kg = _ingest(kitchen, tmp_path, *lines, "take chicken breast", "put chicken breast in pan")
     assert len(kg.foods_named("chicken breast")) == 2
+
+
+PART_10_PLACES = {
+    "a jar taken from the open cupboard and set down is the one picked up again": (
+        ("open cupboard", "take jar", "open jar", "put down jar", "pick up jar", "put jar in cupboard"),
+        "jar",
+        ["at cupboard (zone_cupboard_1)"],
+    ),
+    "a spoon carried before the drawer opened and put down there is not the next one": (
+        ("take spoon", "open drawer", "put down spoon", "pick up spoon", "put spoon on table"),
+        "spoon",
+        ["likely at drawer (zone_drawer_1)", "at table (zone_table_1)"],
+    ),
+    "a knife put in the dishwasher with its name unsaid is the knife said next": (
+        (
+            "take knife",
+            "put in dishwasher",
+            "take spoon",
+            "put spoon in dishwasher",
+            "put knife in dishwasher",
+        ),
+        "knife",
+        ["at dishwasher (zone_dishwasher_1)"],
+    ),
+    "a knife said put in the dishwasher and said again later is another knife": (
+        (
+            "take knife",
+            "put knife in dishwasher",
+            "take spoon",
+            "put spoon in dishwasher",
+            "put knife in dishwasher",
+        ),
+        "knife",
+        ["at dishwasher (zone_dishwasher_1)", "at dishwasher (zone_dishwasher_1)"],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", PART_10_PLACES)
+def test_where_things_are_by_the_rules_of_part_10(kitchen: KitchenConfig, tmp_path: Path, case: str) -> None:
+    lines, name, places = PART_10_PLACES[case]
+    assert _places(_ingest(kitchen, tmp_path, *lines), name) == places

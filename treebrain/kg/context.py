@@ -19,10 +19,9 @@ from __future__ import annotations
 
 from treebrain.kg.graph import KitchenGraph
 from treebrain.kg.names import head_noun
-from treebrain.kg.retrieval import CLOSED_STATE
+from treebrain.kg.retrieval import CLOSED_STATE, OPEN_STATE
 from treebrain.kg.vocabulary import Vocabulary
 
-OPEN_STATE = "open"
 ON_STATE = "on"
 OFF_STATE = "off"
 
@@ -148,5 +147,4 @@ def last_container(kg: KitchenGraph, vocabulary: Vocabulary, poured: str) -> str
 
 def _opened_at(kg: KitchenGraph, zone_id: str) -> float:
     """When the zone was last narrated about (opened, for an open one)."""
-    history = kg.history(zone_id)
-    return history[-1].start if history else float("-inf")
+    return kg.last_narrated(zone_id)

@@ -313,6 +313,11 @@ class KitchenGraph:
         """The full interaction history of a food or zone, oldest first."""
         return list(self.graph.nodes[node_id]["history"])
 
+    def last_narrated(self, node_id: str) -> float:
+        """When a narration last touched the food or zone (for an open zone: when it was opened)."""
+        history = self.graph.nodes[node_id]["history"]
+        return history[-1].start if history else float("-inf")
+
     def events(self) -> list[Interaction]:
         """Narrations that touched neither a known food nor a zone (kept so none is lost)."""
         return list(self.graph.graph["events"])

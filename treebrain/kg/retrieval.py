@@ -4,7 +4,8 @@ Candidates come from the graph's name/synonym index (never a scan): foods with t
 held ones first, then the most recently seen. When no exact name matches, foods sharing the head
 noun are offered as "similar"; when the narration names no food at all ("stir it"), the held foods
 are the candidates. The hands' contents always travel with the result as context for the prompt,
-and so do the zones closed now (nothing is taken out of, or stirred in, a closed fridge).
+and so do the zones closed now (nothing is taken out of, or stirred in, a closed fridge) and when
+the open ones were opened.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from treebrain.kg.graph import KitchenGraph
 from treebrain.kg.models import HAND_ORDER, Extraction, FoodView, Frozen, MatchKind
 
 CLOSED_STATE = "closed"
+OPEN_STATE = "open"
 
 
 class RetrievalSettings(Frozen):
@@ -40,6 +42,9 @@ class Retrieval(Frozen):
     last: FoodView | None = Field(
         None, description="for a put naming no object: the thing the latest narration was about"
     )
+    opened_at: dict[str, float] = Field(
+        default_factory=dict, description="when each zone standing open now was opened"
+    )
     recent: tuple[FoodView, ...] = Field(
         (), description="for a general noun no node is named by: the things seen last, newest first"
     )
@@ -59,6 +64,7 @@ def retrieve_candidates(
     held_ids = [hands[slot] for slot in HAND_ORDER if slot in hands]
     held = tuple(kg.view(food_id, recent, "in_hand") for food_id in held_ids)
     closed = frozenset(kg.zones_in_state(CLOSED_STATE))
+    opened_at = {zone_id: kg.last_narrated(zone_id) for zone_id in kg.zones_in_state(OPEN_STATE)}
     last_handled = kg.last_handled()
     last_seen = kg.last_seen(last_handled) if last_handled is not None else None
     if extraction.food is None:
@@ -67,6 +73,7 @@ def retrieve_candidates(
             candidates=tuple(by_recency[: limits.candidates]),
             held=held,
             closed_zones=closed,
+            opened_at=opened_at,
             last_handled=last_handled,
             last_handled_seen=last_seen,
             loose=None if held else _loose(kg, last_handled, recent),
@@ -102,6 +109,7 @@ def retrieve_candidates(
         candidates=tuple(kg.view(food_id, recent, match) for food_id in chosen),
         held=held,
         closed_zones=closed,
+        opened_at=opened_at,
         last_handled=last_handled,
         last_handled_seen=last_seen,
         recent=tuple(kg.view(food_id, recent) for food_id in newest),

@@ -26,7 +26,7 @@ from treebrain.kg.models import (
     OutcomeKind,
     UpdateType,
 )
-from treebrain.kg.names import head_noun, normalise_phrase
+from treebrain.kg.names import head_noun, normalise_phrase, words
 from treebrain.kg.retrieval import Retrieval
 from treebrain.kg.vocabulary import Vocabulary
 
@@ -317,8 +317,8 @@ def _put_there_before(
     """Whether the thing's latest narration, not the one just before, put it where this put sends an
     X ("put spoon in dishwasher, put knife in dishwasher, put spoon in dishwasher"): nothing took it
     out, so the second put is about another X. Said twice in a row, it is the same put (also when the
-    first named two things: "put plate and spoon in dishwasher" twice); more of a food put into the
-    pan it cooks in joins it."""
+    first named two things: "put plate and spoon in dishwasher" twice), and when the first put never
+    named it; more of a food put into the pan it cooks in joins it."""
     in_vessel = food.location_id != food.zone_id and head_noun(food.location_name) in vocabulary.vessels
     return (
         food.hand is None
@@ -326,8 +326,18 @@ def _put_there_before(
         and food.place_certainty == "sure"
         and not _in_latest_narration(food, retrieval)
         and _put_last(food, vocabulary)
+        and _said_in_latest(food, vocabulary)
         and _where_named(food, extraction, vocabulary)
     )
+
+
+def _said_in_latest(food: FoodView, vocabulary: Vocabulary) -> bool:
+    """Whether the thing's latest narration said its name ("put knife in dishwasher"), not only found
+    it in hand ("put in dishwasher" with the knife held: which thing went in was a guess)."""
+    if not food.recent:
+        return False
+    head = vocabulary.names.head(food.name)
+    return any(vocabulary.names.head(word) == head for word in words(food.recent[-1].narration))
 
 
 def _in_latest_narration(food: FoodView, retrieval: Retrieval) -> bool:
@@ -376,8 +386,9 @@ def _may_be_taken(
     spoon, pick up spoon" while sorting cutlery into an open drawer: the next spoon), nor one its
     latest narration put into a container (pan, bowl, plate): "put chicken breast in pan, pick up
     chicken breast" picks up the next one, not the one cooking; a utensil left in a pan ("put spoon into
-    pan, take spoon") is the one taken again. Put down anywhere else, it is the same thing picked up
-    again ("put saucepan, grab saucepan")."""
+    pan, take spoon") is the one taken again, and so is a thing a bare put only guessed back into the
+    receptacle it came out of. Put down anywhere else, it is the same thing picked up again ("put
+    saucepan, grab saucepan")."""
     if food.zone_name in vocabulary.discard_zones:
         return False
     if extraction.location is not None:
@@ -388,9 +399,29 @@ def _may_be_taken(
         food.food_id == retrieval.last_handled
         and _put_last(food, vocabulary)
         and _in_receptacle(food, vocabulary)
+        and not _guessed_back(food, retrieval)
     )
     left_in_use = _just_put_in_container(food, vocabulary) and not _stirring(food, vocabulary)
     return not (just_stored or left_in_use)
+
+
+def _guessed_back(food: FoodView, retrieval: Retrieval) -> bool:
+    """Whether only a bare put guessed the thing into the open receptacle it was taken (or first
+    seen) after opening ("open cupboard, take oil, put down oil, pick up oil"): it came out of
+    there, was set down outside, and is the one taken again; a spoon carried before the drawer
+    opened, put down while sorting cutlery into it, stays in."""
+    opened = retrieval.opened_at.get(food.zone_id or "")
+    return food.place_certainty == "likely" and opened is not None and _taken_at(food) >= opened
+
+
+def _taken_at(food: FoodView) -> float:
+    """When the thing was last taken, as far as its recent history shows, else first seen."""
+    takes = [
+        interaction.start
+        for interaction in food.recent
+        if interaction.outcome in (OutcomeKind.TAKE, OutcomeKind.CREATE_NEW)
+    ]
+    return max(takes, default=food.first_seen)
 
 
 def _stirring(food: FoodView, vocabulary: Vocabulary) -> bool:
