@@ -172,9 +172,9 @@ def test_infinite_limits_are_refused_at_load(write: WriteFile) -> None:
     )
     found = messages(robot)
     assert any("limits.reach_mm: Input should be a finite number" in problem for problem in found), found
-    assert any("limits.max_duration_s: expected float | null, got str '1e999'" in problem for problem in found), (
-        found
-    )
+    assert any(
+        "limits.max_duration_s: expected float | null, got str '1e999'" in problem for problem in found
+    ), found
     assert any("driver.params.speed_mm_s: Input should be a finite number" in problem for problem in found), (
         found
     )

@@ -75,9 +75,7 @@ def test_bad_driver_params_and_a_missing_kitchen_config_are_reported(
     data["driver"]["params"] = {"kitchen": "nowhere/kitchen.yaml", "graph": "kg.json"}
     robot.write_text(yaml.safe_dump(data))
     problems = validate_file(robot)
-    assert {problem.message.split(" (")[0] for problem in problems} == {
-        "driver.params.graph: unknown param"
-    }
+    assert {problem.message.split(" (")[0] for problem in problems} == {"driver.params.graph: unknown param"}
     data["driver"]["params"] = {"kitchen": "nowhere/kitchen.yaml"}
     robot.write_text(yaml.safe_dump(data))
     problems = validate_file(robot)
