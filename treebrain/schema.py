@@ -53,8 +53,13 @@ def read_settings(
 
 
 def _read_struct(model: type[Any], values: Mapping[str, Any]) -> tuple[Any, list[SettingsProblem]]:
+    """Field by field; a key the model does not know is a problem only when the model says so
+    (``forbid_unknown_fields``: the run limits leave other keys of ``limits:`` to drivers)."""
     fields = {field.encode_name: field for field in msgspec.structs.fields(model)}
-    problems = [SettingsProblem((name,), "unknown param") for name in values if name not in fields]
+    forbidden = model.__struct_config__.forbid_unknown_fields
+    problems = [
+        SettingsProblem((name,), "unknown param") for name in values if forbidden and name not in fields
+    ]
     converted: dict[str, Any] = {}
     for key, field in fields.items():
         if key not in values:

@@ -74,6 +74,15 @@ def test_a_rule_across_fields_is_a_problem_of_the_whole() -> None:
     assert messages(Pump, {"litres": 20, "mode": "fast"}) == [("", "fast pumping is for 10 litres at most")]
 
 
+class Limits(msgspec.Struct, kw_only=True):
+    most: Annotated[int, Meta(ge=1)] | None = None
+
+
+def test_a_model_that_allows_other_keys_reads_its_own_and_leaves_the_rest() -> None:
+    assert read_settings(Limits, {"most": 2, "reach_mm": 900}) == (Limits(most=2), [])
+    assert messages(Limits, {"most": 0, "reach_mm": 900}) == [("most", "expected int >= 1 (got 0)")]
+
+
 @pytest.mark.parametrize("value", [float("inf"), float("nan"), {"deep": [float("-inf")]}])
 def test_non_finite_numbers_are_refused_anywhere(value: Any) -> None:
     ((field, message),) = messages(Pump, {"litres": 1, "note": value})

@@ -9,8 +9,7 @@ the LLM service folds the LLM limits into the tree's budget, checked before ever
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Annotated, Any
+from typing import Annotated
 
 import msgspec
 from msgspec import Meta
@@ -18,7 +17,7 @@ from msgspec import Meta
 from treebrain.behaviours.context import RobotSettings, TreeContext
 from treebrain.behaviours.sections import located_problems
 from treebrain.errors import Problem
-from treebrain.schema import SettingsProblem, field_names, read_settings
+from treebrain.schema import read_settings
 
 
 class RunLimitsSettings(msgspec.Struct, frozen=True, kw_only=True):
@@ -32,13 +31,7 @@ class RunLimitsSettings(msgspec.Struct, frozen=True, kw_only=True):
 
 def run_limits_problems(robot: RobotSettings) -> list[Problem]:
     """What is wrong with the run limits of a robot file (checked once, before the first tick)."""
-    return located_problems(robot, "limits", read_limits(robot.limits)[1])
-
-
-def read_limits(limits: Mapping[str, Any]) -> tuple[RunLimitsSettings | None, list[SettingsProblem]]:
-    """The framework's keys of `limits` (the others are left to drivers and leaves)."""
-    known = set(field_names(RunLimitsSettings))
-    return read_settings(RunLimitsSettings, {key: value for key, value in limits.items() if key in known})
+    return located_problems(robot, "limits", read_settings(RunLimitsSettings, robot.limits)[1])
 
 
 class RunLimits:
@@ -50,7 +43,7 @@ class RunLimits:
 
     @classmethod
     def from_context(cls, context: TreeContext) -> RunLimits:
-        settings, problems = read_limits(context.robot.limits)
+        settings, problems = read_settings(RunLimitsSettings, context.robot.limits)
         if settings is None:
             raise ValueError("; ".join(f"limits.{problem.dotted}: {problem.message}" for problem in problems))
         return cls(settings)
