@@ -517,3 +517,56 @@ def test_between_two_things_needs_a_place_beside_both() -> None:
     parse = parse_goal_text("put the mug between the pen holder and the stapler", DESK, NOUNS)
     assert not parse.goal
     assert parse.refusal == "no place here is between the pen holder and the stapler"
+
+
+COUNTER = Scene(
+    objects=("jam_jar_1", "jam_jar_2", "kettle_1"),
+    regions=("jam_jar_1", "jam_jar_2", "kettle_1", "wicker_basket_1", "wicker_basket_1_contain_region"),
+    fixtures=("wicker_basket_1", "counter_table"),
+    inside={
+        "jam_jar_1": "counter_table_jam_jar_left_init_region",
+        "jam_jar_2": "wicker_basket_1_contain_region",
+        "kettle_1": "counter_table_kettle_init_region",
+    },
+    positions={
+        "kettle_1": Footprint(x=(-0.02, 0.02), y=(-0.02, 0.02)),
+        "jam_jar_1": Footprint(x=(-0.02, 0.02), y=(-0.22, -0.18)),
+        "jam_jar_2": Footprint(x=(-0.27, -0.23), y=(-0.02, 0.02)),
+        "wicker_basket_1": Footprint(x=(-0.3, -0.2), y=(-0.05, 0.05)),
+    },
+    skill_set="libero",
+)
+"""A counter of our own (LIBERO's camera frame, front +x, right +y): a kettle, a jam jar 20 cm left of
+it on the table and another 25 cm behind it, in a basket."""
+
+
+@pytest.mark.parametrize(
+    ("task", "goal"),
+    [
+        ("put the jam jar farthest from the kettle on the kettle", ["On(jam_jar_2, kettle_1)"]),
+        ("put the jam jar nearest the kettle on it", ["On(jam_jar_1, kettle_1)"]),
+        ("put the jam jar behind the other jam jar on the kettle", ["On(jam_jar_2, kettle_1)"]),
+        ("put the jam jar in front of the other jam jar on the kettle", ["On(jam_jar_1, kettle_1)"]),
+        ("take the jam jar out of the basket and put it on the kettle", ["On(jam_jar_2, kettle_1)"]),
+        ("take the jam jar from the table and put it on the kettle", ["On(jam_jar_1, kettle_1)"]),
+        (
+            "pick up the kettle on the table and put it in the basket",
+            ["In(kettle_1, wicker_basket_1_contain_region)"],
+        ),
+    ],
+)
+def test_one_of_objects_alike_is_said_by_where_it_is(task: str, goal: list[str]) -> None:
+    assert parse_goal_text(task, COUNTER, NOUNS).goal == goal
+
+
+@pytest.mark.parametrize(
+    ("task", "said"),
+    [
+        ("put the jam jar next to the kettle in the basket", "which object"),  # 20 and 25 cm: neither
+        ("take the jam jar from the drawer and put it on the kettle", "drawer"),
+        ("look at the basket: put the jam jar nearest the kettle in it", "does 'it' mean"),
+    ],
+)
+def test_a_relation_that_singles_out_no_object_is_asked_or_refused(task: str, said: str) -> None:
+    parse = parse_goal_text(task, COUNTER, NOUNS)
+    assert not parse.goal and said in parse.question + parse.refusal, parse

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from treebrain.manipulation.place_relations import (
     CAMERA_VIEW,
+    Extreme,
     Footprint,
     Relation,
     View,
@@ -14,6 +15,7 @@ from treebrain.manipulation.place_relations import (
     nearest,
     related_places,
     related_positions,
+    singled_out,
     view_of,
 )
 
@@ -92,6 +94,40 @@ def test_objects_are_told_apart_by_where_they_stand_from_others() -> None:
     assert fits("between", "plate", "bowl_2") == []
     assert fits("diagonal", "plate") == []
     assert related_positions("beside", ["no_such_plate"], BOWLS, TABLE, CAMERA_VIEW) == []
+
+
+def test_a_plain_relation_several_fit_is_all_of_them_and_a_superlative_the_extreme() -> None:
+    def told(relation: Relation, anchor: str, said: Extreme = "") -> list[str]:
+        found = related_positions(relation, [anchor], BOWLS, TABLE, CAMERA_VIEW)
+        return singled_out(relation, found, said)[0]
+
+    assert told("behind", "plate") == ["bowl_3", "bowl_2"]  # both behind it: a question
+    assert told("front", "plate") == ["bowl_1"]
+    assert told("beside", "plate") == ["bowl_3", "bowl_1", "bowl_2"]  # 16, 18 and 21 cm: none clearly nearer
+    assert told("beside", "cabinet") == ["bowl_3", "bowl_1", "bowl_2"]  # 38, 46, 50 cm: none 1.5 times as far
+    assert told("adjacent", "cabinet", "nearest") == ["bowl_3"]  # the nearest, asked for
+    assert told("adjacent", "cabinet", "farthest") == ["bowl_2", "bowl_1"]  # 50 and 46 cm: as far
+    assert told("adjacent", "plate", "farthest") == ["bowl_2"]
+
+
+def test_nearness_said_plainly_is_the_nearest_when_the_next_is_half_as_far_again() -> None:
+    assert singled_out("beside", [("near_jar", 0.2), ("far_jar", 0.32)], "") == (["near_jar"], 0.12)
+    assert singled_out("beside", [("near_jar", 0.2), ("far_jar", 0.29)], "")[0] == ["near_jar", "far_jar"]
+    assert singled_out("between", [("near_jar", 0.01), ("far_jar", 0.1)], "")[0] == ["near_jar", "far_jar"]
+    assert singled_out("beside", [], "") == ([], 0.0)
+
+
+def test_an_object_between_two_is_near_the_line_joining_them() -> None:
+    row = {
+        "left_plate": Footprint(x=(-0.01, 0.01), y=(-0.31, -0.29)),
+        "right_plate": Footprint(x=(-0.01, 0.01), y=(0.29, 0.31)),
+        "on_the_line": Footprint(x=(-0.06, -0.04), y=(0.09, 0.11)),
+        "off_the_line": Footprint(x=(-0.21, -0.19), y=(-0.01, 0.01)),
+    }
+    between = related_positions(
+        "between", ["left_plate", "right_plate"], ["on_the_line", "off_the_line"], row, CAMERA_VIEW
+    )
+    assert between == [("on_the_line", 0.05)]  # 20 cm off a 60 cm line is beside them, not between
 
 
 def test_the_extreme_a_position_word_names_comes_first() -> None:

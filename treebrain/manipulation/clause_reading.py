@@ -47,6 +47,7 @@ from treebrain.manipulation.object_phrases import (
     names_an_object,
     names_objects,
     object_scored,
+    standing_as_said,
 )
 from treebrain.manipulation.place_phrases import (
     PREPOSITION,
@@ -103,8 +104,9 @@ def read_clause(clause: str, scene: Scene, reading: Reading) -> None:
     if verb in PICKING:
         rest = rest.removeprefix("up ").strip()
         split = place_split(rest)
-        # "pick up the book", "pick up the bowl next to the plate" (of two bowls): what "it" is next
-        if split is None or is_ambiguous(split[0], scene):
+        # "pick up the book", "pick up the bowl next to the plate" (of two bowls), "pick up the bowl on
+        # the microwave" (where it stands, not where it goes): what "it" is next
+        if split is None or is_ambiguous(split[0], scene) or standing_as_said(rest, scene):
             reading.held = object_scored(rest, scene)[0]
             return
     read_placing(verb, rest, scene, reading)

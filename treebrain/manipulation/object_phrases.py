@@ -28,7 +28,14 @@ from treebrain.manipulation.goal_words import (
     words_of,
 )
 from treebrain.manipulation.object_kinds import with_kinds_said
-from treebrain.manipulation.place_relations import RELATION_WORDS, nearest, related_positions
+from treebrain.manipulation.place_relations import (
+    RELATION_WORDS,
+    Extreme,
+    Relation,
+    nearest,
+    related_positions,
+    singled_out,
+)
 from treebrain.manipulation.symbolic import Scene
 
 
@@ -160,20 +167,28 @@ def standing_as_said(phrase: str, scene: Scene) -> bool:
     return _stands_on(thing, related, scene)
 
 
-_SOURCE = re.compile(r"^(?P<thing>.+?)\s(?:off of|off|from|out of)\s(?P<source>.+)$")
+_SOURCE = re.compile(
+    r"^(?P<thing>.+?)(?<!farthest)(?<!furthest)(?<! away)\s(?:off of|off|from|out of)\s(?P<source>.+)$"
+)
 """An object said with where it is taken from: "the milk from the table", "the bowl off the
-plate"."""
+plate" (not "the bowl farthest from the plate")."""
 
 
 def _from_source(phrase: str, scene: Scene) -> tuple[str, float] | None:
-    """The object of a phrase that says where it is taken from, which must be where it is; None when
-    the phrase says no source."""
+    """The object of a phrase that says where it is taken from, which must be where it is (of
+    several alike, the one there); None when the phrase says no source."""
     said = _SOURCE.match(phrase)
     if said is None:
         return None
-    chosen = _object_choice(said.group("thing"), scene)
     source = said.group("source")
     named = any(word not in POSITIONS for word in content_words(source))  # "from the left" names no place
+    try:
+        chosen = _object_choice(said.group("thing"), scene)
+    except Unsure as unsure:
+        if not (unsure.ask and named):
+            raise
+        # "the yellow book from the caddy": of the yellow books, the one standing there
+        chosen = _object_choice(f"{said.group('thing')} in {source}", scene)
     if named and not _is_at(chosen[0], source, scene):
         raise Unsure(f"{chosen[0]} is not on or in '{source.strip()}' now", False)
     explain(words_of(phrase[len(said.group("thing")) :]))
@@ -181,8 +196,12 @@ def _from_source(phrase: str, scene: Scene) -> tuple[str, float] | None:
 
 
 SUPPORTS = ("on top of", "inside", "on", "in", "onto", "into")
+FARTHEST = ("farthest from", "furthest from", "farthest away from", "furthest away from")
+SUPERLATIVES = ("closest to", "nearest to", "closest", "nearest")
+"""Relations that ask for the one at an extreme of those alike, not describe where it stands."""
 _OBJECT_RELATED = re.compile(
-    rf"^(?P<head>.+?)\s+(?P<relation>{'|'.join(sorted((*RELATION_WORDS, *SUPPORTS), key=len, reverse=True))})"
+    r"^(?P<head>.+?)\s+(?P<relation>"
+    rf"{'|'.join(sorted((*RELATION_WORDS, *SUPPORTS, *FARTHEST), key=len, reverse=True))})"
     r"\s+(?P<anchor>.+)$"
 )
 """An object said by its relation to another thing: "the black bowl next to the plate"."""
@@ -194,6 +213,15 @@ def _things_said(phrase: str) -> bool:
     table")."""
     words = content_words(phrase)
     return not set(words) & POSITIONS or any(word not in _WHERE_WORDS for word in words)
+
+
+def landmark_said(phrase: str) -> str:
+    """What an object phrase says the object stands by ("the stove" of "the moka pot nearest the
+    stove"), else ''."""
+    related = _OBJECT_RELATED.match(phrase)
+    if related is None or related.group("relation") in SUPPORTS or not _things_said(related.group("anchor")):
+        return ""
+    return related.group("anchor").strip()
 
 
 def names_objects(phrase: str, scene: Scene) -> bool:
@@ -219,13 +247,32 @@ def _told_apart(alike: list[str], related: re.Match[str], scene: Scene) -> tuple
         fitting, margin = nearest(found)
         fits = (fitting, margin / max(1, len(wanted)))
     else:
-        relation = RELATION_WORDS[said]
-        parts = re.split(r"\s+and\s+", named, maxsplit=1) if relation == "between" else [named]
-        anchors = [_anchor_thing(part, scene) for part in parts]
-        fits = nearest(related_positions(relation, anchors, alike, scene.positions, view_of_scene(scene)))
+        relation = RELATION_WORDS.get(said, "adjacent")  # "farthest from": the nearest, turned about
+        extreme: Extreme = "farthest" if said in FARTHEST else "nearest" if said in SUPERLATIVES else ""
+        fits = singled_out(relation, _measured(relation, alike, named, scene), extreme)
     chosen = the_one_fit(fits, "object", phrase, f"no {' or '.join(alike)} is {said} {named} here")
     explain(words_of(phrase))
     return chosen
+
+
+_OTHER = re.compile(r"^(?:the\s+)?other\b")
+"""An anchor said as "the other one" of the objects alike ("the butter behind the other butter")."""
+
+
+def _measured(relation: Relation, alike: list[str], named: str, scene: Scene) -> list[tuple[str, float]]:
+    """The objects alike in `relation` to what `named` says, nearest first: one or two things
+    ("between"), or "the other" of two alike, measured from each other."""
+    view = view_of_scene(scene)
+    if _OTHER.match(named.strip()) and relation != "between":
+        if len(alike) != 2:
+            raise Unsure(f"which is '{named.strip()}' of {', '.join(alike)}?", True)
+        first, second = alike
+        found = related_positions(relation, [second], [first], scene.positions, view)
+        found += related_positions(relation, [first], [second], scene.positions, view)
+        return sorted(found, key=lambda item: item[1])
+    parts = re.split(r"\s+and\s+", named, maxsplit=1) if relation == "between" else [named]
+    anchors = [_anchor_thing(part, scene) for part in parts]
+    return related_positions(relation, anchors, alike, scene.positions, view)
 
 
 def _anchor_thing(phrase: str, scene: Scene) -> str:

@@ -11,7 +11,8 @@ asks when two fit equally.
 Objects are told apart the same way from where they stand (:func:`related_positions`: their boxes
 are small, so "next to" and "closest to" are the nearest centre, "behind" any centre further away,
 "between" near the line between the anchors), and by the most extreme position among them ("the
-bowl on the left", :func:`extreme`).
+bowl on the left", :func:`extreme`). Which of several that fit is meant (:func:`singled_out`) depends
+on how the relation is said: "closest to" asks for the nearest, "behind" or "next to" describes.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 Relation = Literal["behind", "front", "left", "right", "beside", "adjacent", "diagonal", "between"]
+Extreme = Literal["", "nearest", "farthest"]
+"""The extreme a relation asks for ("closest to", "farthest from"), or none ("next to")."""
 RELATION_WORDS: dict[str, Relation] = {
     "behind": "behind",
     "in front of": "front",
@@ -51,6 +54,16 @@ _FAR_WORDS = frozenset({"far", "back", "behind", "rear"})
 _NEAR_WORDS = frozenset({"near", "front"})
 EQUALLY_NEAR_M = 0.02
 """Two places whose distances from the anchor differ by less than this fit equally."""
+EQUALLY_FAR_SHARE = 0.1
+"""Two things whose distances from an anchor differ by less than this share of the distance are as
+near, or as far, as each other."""
+CLEARLY_NEARER = 1.5
+"""Said plainly ("the bowl next to the plate"), the nearest of several things near an anchor is the
+one meant only when the next is this many times as far from it."""
+PLACE_BETWEEN_BAND = 0.5
+OBJECT_BETWEEN_BAND = 0.25
+"""How far off the line joining two anchors a place, or a small object, may be and still be between
+them, as a share of the anchors' distance."""
 OVERLAP = 0.5
 """A place is straight behind another when their widths overlap by this share of the narrower."""
 
@@ -164,6 +177,7 @@ def related_places(
         footprints,
         view,
         lambda place, anchor: _beside(relation, place, anchor),
+        PLACE_BETWEEN_BAND,
     )
 
 
@@ -174,9 +188,11 @@ def _related(
     boxes: Mapping[str, Footprint],
     view: View,
     away: Callable[[_Seen, _Seen], float | None],
+    band: float,
 ) -> list[tuple[str, float]]:
     """The candidates in `relation` to the anchors, nearest first: "between" fits a candidate on the
-    line between two anchors (with one anchor, none), any other relation what `away` measures from
+    line between two anchors, no further off it than `band` of their distance (with one anchor,
+    none), any other relation what `away` measures from
     the one anchor (None: not that way); a candidate or anchor without a box is left out."""
     seen = {name: _seen(boxes[name], view) for name in (*anchors, *candidates) if name in boxes}
     if any(anchor not in seen for anchor in anchors):
@@ -186,7 +202,9 @@ def _related(
         if name in anchors or name not in seen:
             continue
         if relation == "between":
-            distance = _between(seen[name], seen[anchors[0]], seen[anchors[1]]) if len(anchors) == 2 else None
+            distance = (
+                _between(seen[name], seen[anchors[0]], seen[anchors[1]], band) if len(anchors) == 2 else None
+            )
         else:
             distance = away(seen[name], seen[anchors[0]])
         if distance is not None:
@@ -219,9 +237,9 @@ def _beside(relation: Relation, place: _Seen, anchor: _Seen) -> float | None:
     return _gap(place.depth, anchor.depth) if in_column else _gap(place.across, anchor.across)
 
 
-def _between(place: _Seen, first: _Seen, second: _Seen) -> float | None:
+def _between(place: _Seen, first: _Seen, second: _Seen, band: float) -> float | None:
     """How far `place`'s centre is from the line between the anchors' centres, when it lies between
-    them (its projection inside the middle of the segment)."""
+    them (its projection inside the middle of the segment, within `band` of its length off it)."""
     (d0, a0), (d1, a1), (dp, ap) = first.centre, second.centre, place.centre
     length2 = (d1 - d0) ** 2 + (a1 - a0) ** 2
     if not length2:
@@ -230,7 +248,7 @@ def _between(place: _Seen, first: _Seen, second: _Seen) -> float | None:
     if not 0.15 < along < 0.85:
         return None
     off = abs((dp - d0) * (a1 - a0) - (ap - a0) * (d1 - d0)) / length2**0.5
-    return off if off < 0.5 * length2**0.5 else None
+    return off if off < band * length2**0.5 else None
 
 
 def nearest(found: Sequence[tuple[str, float]]) -> tuple[list[str], float]:
@@ -241,6 +259,33 @@ def nearest(found: Sequence[tuple[str, float]]) -> tuple[list[str], float]:
     equal = [name for name, distance in found if distance - best < EQUALLY_NEAR_M]
     rest = [distance for _, distance in found[len(equal) :]]
     return equal, (rest[0] - best) if rest else 1.0
+
+
+def singled_out(
+    relation: Relation, found: Sequence[tuple[str, float]], said: Extreme
+) -> tuple[list[str], float]:
+    """The things a relation singles out of those it fits (`found`, nearest first), and the margin to
+    the next (metres). Said as a superlative ("closest to", "farthest from"), the one at that extreme,
+    with those no more than :data:`EQUALLY_NEAR_M` or :data:`EQUALLY_FAR_SHARE` of its distance from
+    it (nobody tells 4 cm apart at half a metre); said plainly, a direction or "between" ("the bowl
+    behind the plate") is true of every one that way, so several are all meant (a question), and
+    nearness ("next to", "beside") is the nearest when the next is :data:`CLEARLY_NEARER` times as far,
+    else every one within that."""
+    if said:
+        order = list(reversed(found)) if said == "farthest" else list(found)
+        best = order[0][1] if order else 0.0
+        close = max(EQUALLY_NEAR_M, EQUALLY_FAR_SHARE * best)
+        equal = [name for name, distance in order if abs(distance - best) < close]
+        rest = [abs(distance - best) for _, distance in order[len(equal) :]]
+        return equal, rest[0] if rest else 1.0
+    if len(found) < 2:
+        return nearest(found)
+    if relation in _DIRECTIONS or relation == "between":
+        return [name for name, _ in found], 0.0
+    (first, best), (_, second) = found[0], found[1]
+    if second >= CLEARLY_NEARER * best:
+        return [first], second - best
+    return [name for name, distance in found if distance < CLEARLY_NEARER * best], 0.0
 
 
 _DIRECTIONS: dict[str, tuple[int, float]] = {
@@ -276,7 +321,13 @@ def related_positions(
     if relation == "diagonal":
         return []
     return _related(
-        relation, anchors, candidates, positions, view, lambda thing, anchor: _away(relation, thing, anchor)
+        relation,
+        anchors,
+        candidates,
+        positions,
+        view,
+        lambda thing, anchor: _away(relation, thing, anchor),
+        OBJECT_BETWEEN_BAND,
     )
 
 

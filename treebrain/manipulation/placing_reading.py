@@ -18,6 +18,7 @@ from treebrain.manipulation.object_phrases import (
     SUPPORTS,
     all_but,
     is_ambiguous,
+    landmark_said,
     names_objects,
     names_only,
     names_several,
@@ -144,7 +145,7 @@ def read_placing(verb: str, rest: str, scene: Scene, reading: Reading) -> None:
         # beside that one, never the one named
         related = RELATED_PLACE.match(f"{preposition} {place_phrase}")
     if place_phrase in ("it", "them"):
-        place, confidence = _place_of_reference(preposition, reading, scene), 1.0
+        place, confidence = _place_of_reference(preposition, landmark_said(thing_phrase), reading, scene)
     elif related is not None and names_objects(related.group("head"), scene):
         # "the plate next to the white mug": one of the objects the head names, by where it stands
         thing, confidence = object_scored(place_phrase, scene)
@@ -231,8 +232,15 @@ def _check_place_phrase(phrase: str, things: Sequence[tuple[str, float]]) -> Non
                 raise Unsure(f"{thing} cannot be put anywhere without moving it", False)
 
 
-def _place_of_reference(preposition: str, reading: Reading, scene: Scene) -> str:
-    """ "in it", "on it": the place last named, or the placeable part of the fixture last named."""
+def _place_of_reference(preposition: str, landmark: str, reading: Reading, scene: Scene) -> tuple[str, float]:
+    """ "in it", "on it": the place last named, or the placeable part of the fixture last named; in a
+    placing whose object is said by what it stands by ("the moka pot nearest the stove on it"), that
+    thing, and a question when an earlier clause named another."""
+    if landmark:
+        place, confidence = place_named(preposition, landmark, scene)
+        if reading.last_place and part_for(reading.last_place, preposition, scene) != place:
+            raise Unsure(f"does 'it' mean {reading.last_place} or {place}?", True)
+        return place, confidence
     if not reading.last_place:
         raise Unsure("'it' refers to nothing named before", True)
-    return part_for(reading.last_place, preposition, scene)
+    return part_for(reading.last_place, preposition, scene), 1.0
