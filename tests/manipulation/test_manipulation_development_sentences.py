@@ -9,7 +9,8 @@ part of a fixture, a state said as a goal, switching what cannot switch) and obj
 they are or come in (``object_kinds_dev.yaml``) and places said beside a fixture or object, told
 from the fixture's parts (``beside_or_part_dev.yaml``) and objects of one kind said by where they
 are: on, in or beside a landmark, closest to or farthest from it, taken from it
-(``object_by_where_dev.yaml``); and over the robosuite scenes, wordings people use that the language
+(``object_by_where_dev.yaml``) and which of a fixture's regions a place phrase means: its top side, a
+drawer, a layer, an inside, the table beside it, or none (``fixture_regions_dev.yaml``); and over the robosuite scenes, wordings people use that the language
 tasks' development file lacks (``robosuite_wordings_dev.yaml``) and, in the language tasks' own format,
 more such kinds (``config/manipulation/language_tasks_wordings.yaml``: an object named by what it is,
 a compartment by its side and row said apart, polite and long forms, order words, negations beside a
@@ -43,6 +44,7 @@ DEV = [
         "object_kinds_dev.yaml",
         "beside_or_part_dev.yaml",
         "object_by_where_dev.yaml",
+        "fixture_regions_dev.yaml",
     )
     for case in yaml.safe_load((DATA / name).read_text(encoding="utf-8"))
 ]

@@ -12,10 +12,11 @@ import pytest
 from treebrain.llm.schema_check import validate as schema_errors
 from treebrain.manipulation.bddl import bddl_root, load_suite
 from treebrain.manipulation.clause_forms import clauses
-from treebrain.manipulation.fixture_parts import can_be
+from treebrain.manipulation.fixture_parts import can_be, lies_under
+from treebrain.manipulation.goal_choice import called_only, parts_asked
 from treebrain.manipulation.goal_parser import parse_goal_text
 from treebrain.manipulation.goal_prompt import goal_schema, judge_goal_answer
-from treebrain.manipulation.goal_words import name_words
+from treebrain.manipulation.goal_words import name_words, place_words
 from treebrain.manipulation.grounding import load_object_words
 from treebrain.manipulation.libero_planning import score_goal_grounding
 from treebrain.manipulation.place_relations import Footprint
@@ -235,7 +236,7 @@ BLOCKS = Scene(
         ("leave the yellow box where it is and put the white one on it", ["On(boxB, on_boxA)"], ""),
         ("put box A on box B and box B on box A", [], "cannot each be on the other"),
         ("put the black box on box A", [], "there is no black box"),
-        ("put box A under the floor", [], "nothing can be put under floor"),
+        ("put box A under the floor", [], "nothing can be put under the floor"),
     ],
 )
 def test_objects_named_by_their_letter_and_stacks_that_cannot_be(
@@ -570,3 +571,158 @@ def test_one_of_objects_alike_is_said_by_where_it_is(task: str, goal: list[str])
 def test_a_relation_that_singles_out_no_object_is_asked_or_refused(task: str, said: str) -> None:
     parse = parse_goal_text(task, COUNTER, NOUNS)
     assert not parse.goal and said in parse.question + parse.refusal, parse
+
+
+STOREROOM = Scene(
+    objects=("jam_jar_1", "teapot_1"),
+    regions=(
+        "jam_jar_1",
+        "teapot_1",
+        "oak_dresser_1_top_region",
+        "oak_dresser_1_middle_region",
+        "oak_dresser_1_bottom_region",
+        "oak_dresser_1_top_side",
+        "pine_shelf_1_top_region",
+        "pine_shelf_1_bottom_region",
+        "pine_shelf_1_top_side",
+        "gas_hob_1_cook_region",
+        "pen_holder_1_front_contain_region",
+        "pen_holder_1_left_contain_region",
+        "store_table_teapot_front_region",
+    ),
+    fixtures=("oak_dresser_1", "pine_shelf_1", "gas_hob_1", "pen_holder_1", "store_table"),
+    skill_set="libero",
+)
+"""A storeroom of our own: a dresser of three drawers with a top, a two-layer shelf (its top layer,
+the one under it, its roof), a hob, a holder with front and left compartments, the table in front of
+the teapot."""
+
+
+def test_under_a_thing_is_a_layer_another_covers_never_a_drawer() -> None:
+    assert lies_under("pine_shelf_1_bottom_region", STOREROOM)
+    assert not lies_under("oak_dresser_1_bottom_region", STOREROOM)  # a drawer: an inside
+    assert not lies_under("pen_holder_1_front_contain_region", STOREROOM)
+    assert parse_goal_text("put the jam jar under the shelf", STOREROOM, NOUNS).goal == [
+        "In(jam_jar_1, pine_shelf_1_bottom_region)"
+    ]
+    for task in ("put the jam jar under the dresser", "slide the teapot beneath the holder"):
+        parse = parse_goal_text(task, STOREROOM, NOUNS)
+        assert not parse.goal and "under" in parse.refusal, parse
+
+
+def test_a_drawer_side_word_is_where_it_is_not_the_part_on_asks_for() -> None:
+    on = {"cook", "top", "region"}
+    assert parts_asked(on, place_words("oak_dresser_1_top_region")) == {"cook", "region"}
+    assert parts_asked(on, place_words("pine_shelf_1_top_region")) == on  # a layer: its top is a part
+    parse = parse_goal_text("put the jam jar on the drawer", STOREROOM, NOUNS)
+    assert not parse.goal and "oak_dresser_1_top_region" in parse.question, parse
+
+
+def test_in_the_top_of_a_thing_with_a_top_side_and_a_top_drawer_is_asked() -> None:
+    parse = parse_goal_text("put the teapot in the top of the dresser", STOREROOM, NOUNS)
+    assert not parse.goal
+    assert "oak_dresser_1_top_region" in parse.question and "oak_dresser_1_top_side" in parse.question
+    # no bottom side: the bottom of the dresser is its bottom drawer
+    assert parse_goal_text("put the teapot in the bottom of the dresser", STOREROOM, NOUNS).goal == [
+        "In(teapot_1, oak_dresser_1_bottom_region)"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("task", "goal"),
+    [
+        ("set the teapot on the hob top", ["On(teapot_1, gas_hob_1_cook_region)"]),
+        ("stand the jam jar on the dresser's top", ["On(jam_jar_1, oak_dresser_1_top_side)"]),
+        ("put the jam jar on the shelf top", ["On(jam_jar_1, pine_shelf_1_top_side)"]),
+    ],
+)
+def test_a_top_said_after_the_thing_is_its_top(task: str, goal: list[str]) -> None:
+    assert parse_goal_text(task, STOREROOM, NOUNS).goal == goal
+
+
+def test_at_a_side_of_a_thing_with_a_part_there_is_asked() -> None:
+    parse = parse_goal_text("put the jam jar at the front of the holder", STOREROOM, NOUNS)
+    assert not parse.goal and "pen_holder_1_front_contain_region" in parse.question, parse
+    # a thing with no part there: the place beside it, as "to the front of"
+    assert parse_goal_text("put the jam jar at the front of the teapot", STOREROOM, NOUNS).goal == [
+        "On(jam_jar_1, store_table_teapot_front_region)"
+    ]
+
+
+def test_each_position_said_counts_once_whatever_synonyms_a_name_has() -> None:
+    """The front compartment is named front and near; "front left" fits it no better than the left."""
+    parse = parse_goal_text("put the jam jar in the front left compartment of the holder", STOREROOM, NOUNS)
+    assert not parse.goal
+    assert "pen_holder_1_front_contain_region" in parse.question
+    assert "pen_holder_1_left_contain_region" in parse.question
+
+
+WORKSHOP = Scene(
+    objects=("jam_jar_1",),
+    regions=(
+        "jam_jar_1",
+        "oak_cabinet_1",
+        "pine_shelf_1",
+        "iron_rack_1",
+        "oak_cabinet_1_top_region",
+        "oak_cabinet_1_middle_region",
+        "oak_cabinet_1_bottom_region",
+        "oak_cabinet_1_top_side",
+        "pine_shelf_1_top_region",
+        "pine_shelf_1_bottom_region",
+        "pine_shelf_1_top_side",
+        "iron_rack_1_top_region",
+    ),
+    fixtures=("oak_cabinet_1", "pine_shelf_1", "iron_rack_1", "work_table"),
+    skill_set="libero",
+)
+"""A workshop of our own with a cabinet, a shelf (which people also call a cabinet) and a rack (which
+people also call a shelf)."""
+
+
+def test_a_word_only_called_counts_half() -> None:
+    shelf = "pine_shelf_1_top_region"
+    assert called_only(["cabinet"], place_words(shelf), shelf) == 1
+    assert called_only(["shelf"], place_words(shelf), shelf) == 0
+    assert called_only(["cabinet"], place_words("oak_cabinet_1_top_side"), "oak_cabinet_1_top_side") == 0
+
+
+@pytest.mark.parametrize(
+    ("task", "goal"),
+    [
+        ("put the jam jar on the cabinet", ["On(jam_jar_1, oak_cabinet_1_top_side)"]),
+        ("put the jam jar on top of the cabinet", ["On(jam_jar_1, oak_cabinet_1_top_side)"]),
+        ("put the jam jar on the shelf", ["On(jam_jar_1, pine_shelf_1_top_region)"]),
+        ("put the jam jar on the cabinet shelf", ["On(jam_jar_1, pine_shelf_1_top_region)"]),
+        ("put the jam jar in the rack", ["In(jam_jar_1, iron_rack_1_top_region)"]),
+    ],
+)
+def test_the_thing_is_settled_by_its_words_before_the_preposition_picks_its_part(
+    task: str, goal: list[str]
+) -> None:
+    """Before, "on the cabinet" was the shelf's top layer ("on" asks for a top layer, and the shelf is
+    also called a cabinet) and "on the shelf" a question between the shelf and the rack."""
+    assert parse_goal_text(task, WORKSHOP, NOUNS).goal == goal
+
+
+LECTERN = Scene(
+    objects=("blue_mug_1",),
+    regions=("blue_mug_1", "pen_holder_1", "desk_table_pen_holder_front_left_region"),
+    fixtures=("pen_holder_1", "desk_table"),
+    positions={
+        "pen_holder_1": Footprint(x=(-0.21, -0.19), y=(-0.15, -0.13)),
+        "blue_mug_1": Footprint(x=(0.18, 0.22), y=(0.18, 0.22)),
+    },
+    footprints={"desk_table_pen_holder_front_left_region": Footprint(x=(-0.025, 0.025), y=(-0.175, -0.125))},
+    skill_set="libero",
+)
+"""A desk of our own (LIBERO's camera frame, front +x, right +y) with a table region named front left
+of a pen holder that lies 20 cm in front of it and 1 cm to its left."""
+
+
+def test_a_region_beside_a_thing_must_lie_on_the_side_said() -> None:
+    assert parse_goal_text("put the mug in front of the pen holder", LECTERN, NOUNS).goal == [
+        "On(blue_mug_1, desk_table_pen_holder_front_left_region)"
+    ]
+    parse = parse_goal_text("put the mug to the left of the pen holder", LECTERN, NOUNS)
+    assert not parse.goal and parse.refusal == "no place here is to the left of the pen holder"

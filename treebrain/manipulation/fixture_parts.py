@@ -42,6 +42,22 @@ def drawers_of(fixture: str, scene: Scene) -> list[str]:
     ]
 
 
+UNDER = ("under", "beneath", "below")
+
+
+def lies_under(place: str, scene: Scene) -> bool:
+    """Whether a place is under a thing: a bottom layer another layer of the same fixture covers (a
+    shelf's bottom region, under its top one), not a drawer (an inside, whatever it is called: "under
+    the cabinet" is not its bottom drawer), an inside or a surface."""
+    words = place_words(place)
+    if "bottom" not in words or "drawer" in words or {"contain", "heating"} & words:
+        return False
+    owner = place.removesuffix("_bottom_region")
+    return owner != place and any(
+        name.startswith(f"{owner}_") and "top" in place_words(name) for name in scene.regions
+    )
+
+
 def not_a_chest(place: str, scene: Scene) -> None:
     """A cabinet of several drawers is opened, closed or filled by one of them: which?"""
     drawers = drawers_of(place, scene)

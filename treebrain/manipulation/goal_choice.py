@@ -144,21 +144,40 @@ def choice_scores(
     parts: set[str] | None = None,
     beside: bool = False,
 ) -> dict[str, float]:
-    """How well each candidate's words match the phrase's (candidates matching none left out)."""
+    """How well each candidate's words match the phrase's (candidates matching none left out); of
+    places, only those the words name best: which thing is meant is settled by its words before the
+    preposition picks one of its parts (a shelf's top layer is not "on the cabinet" where a cabinet
+    is)."""
     things = [word for word in words if word not in POSITIONS]
     positions = [word for word in words if word in POSITIONS]
     scores: dict[str, float] = {}
+    named: dict[str, float] = {}
     for name, known in candidates.items():
-        matched = sum(1 for word in things if word_matches(word, known))
+        matched = float(sum(1 for word in things if word_matches(word, known)))
         if not matched:
             continue
+        if parts is not None and name not in scene.objects:
+            matched -= 0.5 * called_only(things, known, name)
+        named[name] = matched
         score = 2.0 * matched - 0.25 * len(known - set(words) - (parts or set()) - NEUTRAL_WORDS)
         if parts is not None:
             score += _place_bonus(name, known, positions, parts, beside, scene)
         if set(words) & COLOURS:  # "the mug" of a white one and a yellow-and-white one is either
             score -= 1.0 * len((known & COLOURS) - set(words))
         scores[name] = score
+    if parts is not None and named:
+        best = max(named.values())
+        scores = {name: score for name, score in scores.items() if named[name] == best}
     return scores
+
+
+def called_only(things: Sequence[str], known: set[str], name: str) -> int:
+    """How many of the words said match a fixture's place only by a word people call it
+    (:data:`SYNONYMS`), not one its name says: those count half, so "on the cabinet" of a scene with
+    a cabinet and a shelf (which people also call a cabinet) is the cabinet."""
+    own = set(words_of(name))
+    called = {other for word in own for other in SYNONYMS.get(word, ())} - own
+    return sum(1 for word in things if word_matches(word, known) and not word_matches(word, known - called))
 
 
 def _place_bonus(
@@ -167,9 +186,13 @@ def _place_bonus(
     """What the preposition and the position words say about a place: the part asked for (``in``: a
     compartment; ``on top of``: the top side; ``under``: the bottom), a region beside something only
     for "to the left of"-like words, and every position word of the name said."""
+    parts = parts_asked(parts, known)
     named_positions = known & POSITIONS
     said = set(positions).union(*(SYNONYMS.get(word, ()) for word in positions))  # "middle": centre
-    positions_bonus = 1.5 * len(named_positions & said) - 1.5 * len(named_positions - said - parts)
+    # each position word said counts once, whatever synonyms the name has for it ("front" is not
+    # twice as said of the front compartment, named front and near, as "left" of the left one)
+    hits = sum(1 for word in set(positions) if ({word, *SYNONYMS.get(word, ())} & named_positions))
+    positions_bonus = 1.5 * hits - 1.5 * len(named_positions - said - parts)
     beside_something = any(name.startswith(fixture) and "table" in fixture for fixture in scene.fixtures)
     if beside_something:
         return positions_bonus if beside else -3.0
@@ -177,6 +200,14 @@ def _place_bonus(
     if "side" in known and "side" not in parts:
         bonus -= 1.0
     return bonus
+
+
+def parts_asked(parts: set[str], known: set[str]) -> set[str]:
+    """The part words a preposition asks for that a place's words can answer: "on" asks for a top
+    (a top side, a shelf's top layer), but an inside's side word says where it is, not what it is
+    ("on the drawer" of a cabinet is not its top drawer more than its bottom one)."""
+    inside = "drawer" in known or bool({"contain", "heating"} & known)
+    return parts - POSITIONS if inside else parts
 
 
 def _by_start(ranked: list[tuple[str, float]], words: Sequence[str], scene: Scene) -> list[tuple[str, float]]:

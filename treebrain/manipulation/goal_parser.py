@@ -21,10 +21,15 @@ How a task is read:
   one starts (``..._akita_black_bowl_back_init_region``);
 - a place phrase is split from the object at the first preposition that is followed by a thing
   (``in the middle`` is where the object is, ``in the basket`` where it goes), and matched against
-  every place's words, the preposition adding the part it asks for: ``in`` a container's
-  compartment, ``on`` a surface (a stove's cooking area, a shelf's top layer, a plate), ``on top of``
-  a fixture's top side, ``under`` its bottom, ``to the left of`` / ``in front of`` / ``behind`` /
-  ``next to`` a region beside something; a region's words are its name's and its description's
+  every place's words, which thing is meant settled by its words first (a word a place is only
+  called by, "cabinet" for a shelf, counts half) and the preposition then adding the part of it it
+  asks for: ``in`` a container's compartment, ``on`` a surface (a stove's cooking area, a shelf's top
+  layer, a plate; a drawer's side word is where it is, not a top), ``on top of`` (or "the stove top")
+  a fixture's top side, ``under`` a layer another of its layers covers (a shelf's lower one, never a
+  drawer), ``to the left of`` / ``in front of`` / ``behind`` / ``next to`` a region beside something
+  that lies on that side (the task file's ranges, not its name alone); "in the top of" a thing with a
+  top side and a top drawer, and "at the back of" a thing with a back part, are asked about; a
+  region's words are its name's and its description's
   (the task catalogue's "near-left compartment of the target bin"), and "its" names the object's own
   place ("put the milk in its compartment");
 - a place said by its relation to another ("the compartment behind the cereal's", "the pot between

@@ -9,8 +9,8 @@ import re
 from collections.abc import Sequence
 
 from treebrain.manipulation.explained_words import explain
-from treebrain.manipulation.fixture_parts import drawers_of, in_state, state_said
-from treebrain.manipulation.goal_choice import Unsure, best_choice
+from treebrain.manipulation.fixture_parts import UNDER, drawers_of, in_state, lies_under, state_said
+from treebrain.manipulation.goal_choice import Unsure, best_choice, parts_asked, view_of_scene
 from treebrain.manipulation.goal_words import (
     POSITIONS,
     SYNONYMS,
@@ -22,6 +22,7 @@ from treebrain.manipulation.goal_words import (
     words_of,
 )
 from treebrain.manipulation.object_phrases import said_as_name
+from treebrain.manipulation.place_relations import Relation, related_places
 from treebrain.manipulation.symbolic import Scene
 
 _SIDE_PART = re.compile(r"^(?:the\s)?(?P<side>left|right|front|back)\s(?:[a-z]+\s){1,2}of\s(?P<anchor>.+)$")
@@ -40,6 +41,55 @@ def side_or_part(preposition: str, phrase: str, place: str, scene: Scene) -> Non
         return
     if beside != place:
         raise Unsure(f"by 'to {phrase.strip()}' do you mean {place} or {beside}?", True)
+
+
+_SIDE_OF = re.compile(r"^(?:the\s)?(?P<side>top|bottom|front|back|left|right)\sof\s")
+"""A side of a thing said as a noun: "the top of the cabinet"."""
+
+INSIDE = ("in", "into", "inside", "inside of")
+
+
+def inside_or_surface(preposition: str, phrase: str, place: str, scene: Scene) -> None:
+    """ "Put it in the top of the cabinet" reads as an inside at the top (its top drawer: "in" asks
+    for an inside) and as the top itself (the top of a thing is its surface there, its top side): a
+    question when the fixture has both."""
+    said = _SIDE_OF.match(phrase.strip()) if preposition in INSIDE else None
+    if said is None:
+        return
+    owners = [name for name in scene.fixtures if place.startswith(f"{name}_")]
+    surface = f"{max(owners, key=len)}_{said.group('side')}_side" if owners else ""
+    if surface in scene.regions:
+        raise Unsure(f"by '{preposition} {phrase.strip()}' do you mean {place} or {surface}?", True)
+
+
+_AT_SIDE = re.compile(r"\bat the (?P<side>left|right|front|back) of (?P<anchor>.+)$")
+"""A side said with "at": "at the back of the caddy"."""
+
+
+def at_side_or_part(phrase: str, scene: Scene) -> None:
+    """ "Put the book at the back of the caddy" reads as the caddy's back part and as the place
+    behind it: a question when the thing has a part on that side (where it has none, "at the front
+    of the cabinet" is the place in front of it, as "to the front of")."""
+    said = _AT_SIDE.search(phrase)
+    if said is None:
+        return
+    side, anchor = said.group("side"), said.group("anchor").strip()
+    things = [word for word in content_words(anchor) if word not in POSITIONS]
+    tables = tables_of(scene)
+    parts = [
+        name
+        for name in scene.regions
+        if side in place_words(name)
+        and "init" not in place_words(name)
+        and not any(name.startswith(f"{table}_") for table in tables)
+        and things
+        and all(word_matches(word, place_words(name)) for word in things)
+    ]
+    if parts:
+        raise Unsure(
+            f"by 'at the {side} of {anchor}' do you mean {' or '.join(parts)} or the place {side} of it?",
+            True,
+        )
 
 
 def unknown_positions(words: Sequence[str], candidates: dict[str, set[str]]) -> list[str]:
@@ -124,7 +174,14 @@ def part_for(named: str, preposition: str, scene: Scene) -> str:
         parts = [name for name in scene.regions if name.endswith(f"_{named}")] or parts
     wanted = _preposition_parts(preposition)
     # the thing named itself unless the preposition asks for a part it is not ("on top of" a drawer)
-    return max(parts, key=lambda name: (len(wanted & name_words(name)), name == named, -len(name)))
+    return max(
+        parts,
+        key=lambda name: (
+            len(parts_asked(wanted, place_words(name)) & name_words(name)),
+            name == named,
+            -len(name),
+        ),
+    )
 
 
 def _preposition_parts(preposition: str) -> set[str]:
@@ -135,7 +192,7 @@ def _preposition_parts(preposition: str) -> set[str]:
         return {"contain", "region", "heating"}
     if preposition in ("on", "onto"):
         return {"cook", "top", "region"}
-    if preposition in ("under", "beneath", "below"):
+    if preposition in UNDER:
         return {"bottom", "region"}
     return set()
 
@@ -144,6 +201,10 @@ def place_named(preposition: str, phrase: str, scene: Scene, owner: str = "") ->
     """The place a phrase names; "its" is `owner`'s own (the object being put: "its compartment"),
     "the open drawer" one that is open."""
     phrase, state = state_said(phrase)
+    surface = _TOP_SAID_AFTER.match(phrase.strip()) if preposition in ("on", "onto") else None
+    if surface is not None and any(word not in POSITIONS for word in content_words(surface.group("thing"))):
+        explain(["top"])  # "on the stove top" is on top of the stove
+        return place_named("on top of", surface.group("thing"), scene, owner)
     thing = said_as_name(phrase, scene.objects)
     tops = [name for name in scene.regions if thing and name.endswith(f"_{thing}")]
     if len(tops) == 1:  # "onto cube A": the place named after cubeA (on_cubeA)
@@ -181,6 +242,8 @@ def place_named(preposition: str, phrase: str, scene: Scene, owner: str = "") ->
     if unknown and not an_object:
         raise Unsure(f"no place here is at the {unknown[0]} ('{phrase.strip()}')", False)
     candidates = in_state(candidates, state, phrase, scene)
+    if preposition in UNDER:
+        candidates = _under_places(candidates, phrase, scene)
     said = phrase
     if beside and preposition != "to":
         candidates = _beside_places(candidates, preposition, phrase, scene)
@@ -188,6 +251,40 @@ def place_named(preposition: str, phrase: str, scene: Scene, owner: str = "") ->
     chosen = best_choice(said, candidates, words, "place", scene, parts=parts, beside=beside)
     explain(word for word in words_of(phrase) if word.removesuffix("s") in PLACE_FORMS)
     return chosen
+
+
+_TOP_SAID_AFTER = re.compile(r"^(?P<thing>.+?)(?:'s)?\s+top$")
+"""A thing's top said after it: "the stove top", "the cabinet's top"."""
+
+
+def _under_places(candidates: dict[str, set[str]], phrase: str, scene: Scene) -> dict[str, set[str]]:
+    """The places under a thing (:func:`fixture_parts.lies_under`); none that the phrase names is a
+    refusal ("under the cabinet", whose bottom region is a drawer), never another part of it."""
+    kept = {name: words for name, words in candidates.items() if lies_under(name, scene)}
+    things = [word for word in content_words(phrase) if word not in POSITIONS]
+    if not any(word_matches(word, words) for words in kept.values() for word in things):
+        raise Unsure(f"nothing can be put under {phrase.strip()} here", False)
+    return kept
+
+
+_SIDE_RELATIONS: dict[str, Relation] = {"left": "left", "right": "right", "front": "front", "back": "behind"}
+
+
+def _lies_that_way(place: str, sides: set[str], anchor_words: Sequence[str], scene: Scene) -> bool:
+    """Whether a region beside a thing lies on the side said, from the task file's ranges where the
+    region and the one thing the words name have them (a region named "front left" of a caddy that
+    lies 20 cm in front of it and 1 cm to its left is not "left of the caddy"); by its name elsewhere."""
+    boxes = {**scene.positions, **scene.footprints}
+    anchors = [
+        name
+        for name in scene.positions
+        if anchor_words and all(word_matches(word, name_words(name)) for word in anchor_words)
+    ]
+    said = [_SIDE_RELATIONS[side] for side in sides if side in _SIDE_RELATIONS]
+    if place not in boxes or len(anchors) != 1 or not said:
+        return True
+    view = view_of_scene(scene)
+    return any(related_places(relation, anchors, [place], boxes, view) for relation in said)
 
 
 PLACE_FORMS = frozenset({"area", "part", "corner", "spot", "zone", "space", "place", "section", "slot"})
@@ -237,6 +334,7 @@ def _beside_places(
         and known & POSITIONS
         and (not sides or known & sides)
         and all(any(word_matches(word, known) for word in anchor) for anchor in things)
+        and _lies_that_way(name, sides, things[0], scene)
     }
     if not kept:
         raise Unsure(f"no place here is {preposition} {phrase.strip()}", False)

@@ -10,10 +10,10 @@ from collections.abc import Sequence
 
 from treebrain.manipulation.clause_context import Reading
 from treebrain.manipulation.explained_words import explain
-from treebrain.manipulation.fixture_parts import not_a_chest, says_only, the_one_open
+from treebrain.manipulation.fixture_parts import UNDER, lies_under, not_a_chest, says_only, the_one_open
 from treebrain.manipulation.goal_answer import GoalRole
 from treebrain.manipulation.goal_choice import Unsure
-from treebrain.manipulation.goal_words import STOPWORDS, content_words, name_words, place_words, words_of
+from treebrain.manipulation.goal_words import STOPWORDS, content_words, name_words, words_of
 from treebrain.manipulation.object_phrases import (
     SUPPORTS,
     all_but,
@@ -26,6 +26,9 @@ from treebrain.manipulation.object_phrases import (
     standing_as_said,
 )
 from treebrain.manipulation.place_phrases import (
+    INSIDE,
+    at_side_or_part,
+    inside_or_surface,
     part_for,
     place_named,
     place_splits,
@@ -85,6 +88,7 @@ def read_placing(verb: str, rest: str, scene: Scene, reading: Reading) -> None:
     refused = aside.group("refused") if aside is not None else refused
     refused_place = refused.partition(" ")[0] in _INTO
     rest = re.sub(r"\s(?:inside|in|in there)$", " inside it", rest)  # "put the bowl inside", "slide it in"
+    at_side_or_part(rest, scene)
     rest = _BESIDE_SAID.sub(r"to the \g<side> of", rest)  # "on the left side of the plate"
     rest = _BESIDE_OWNED.sub(r"to the \g<side> of \g<owner>", rest)  # "on the plate's left side"
     splits = place_splits(rest)
@@ -167,14 +171,15 @@ def read_placing(verb: str, rest: str, scene: Scene, reading: Reading) -> None:
             else:
                 raise
             explain(words_of(place_phrase))
+        inside_or_surface(preposition, place_phrase, place, scene)
     if refused_place:
         _not_there(refused, place)
     elif refused:
         _not_meant(refused, [thing for thing, _ in things], (place, place_phrase), scene)
-    under = preposition in ("under", "beneath", "below")
-    if under and "bottom" not in place_words(place):
+    under = preposition in UNDER
+    if under and not lies_under(place, scene):
         raise Unsure(f"nothing can be put under {place} here", False)
-    relation = "In" if under or preposition in ("in", "into", "inside", "inside of") else "On"
+    relation = "In" if under or preposition in INSIDE else "On"
     if relation == "In":  # "in the cabinet": which drawer?
         not_a_chest(place, scene)
     for thing, thing_confidence in things:
