@@ -14,7 +14,10 @@ drawer, a layer, an inside, the table beside it, or none (``fixture_regions_dev.
 tasks' development file lacks (``robosuite_wordings_dev.yaml``) and, in the language tasks' own format,
 more such kinds (``config/manipulation/language_tasks_wordings.yaml``: an object named by what it is,
 a compartment by its side and row said apart, polite and long forms, order words, negations beside a
-placing). The unseen suites' wording and the held-out language tasks were not read."""
+placing; ``language_tasks_wordings_2.yaml``: typos and missing words, requests asked as questions,
+the place said first, "it" in the next sentence, verbs with particles, relative clauses, materials
+and brands, numbered compartments). The unseen suites' wording and the held-out language tasks were
+not read."""
 
 from __future__ import annotations
 
@@ -88,16 +91,39 @@ def test_robosuite_wordings(case: dict[str, Any]) -> None:
     check_answer(parse_goal_text(case["text"], robosuite_scene(case["scene"]), nouns), case)
 
 
-LANGUAGE_WORDINGS = load_language_tasks(
-    CONFIG / "language_tasks_wordings.yaml",
-    {
-        scene: load_tasks(CONFIG / "tasks.yaml").task(ROBOSUITE_TASKS[scene])
-        for scene in ("pickplace", "stack")
-    },
-).tasks
+LANGUAGE_WORDINGS = [
+    task
+    for name in ("language_tasks_wordings.yaml", "language_tasks_wordings_2.yaml")
+    for task in load_language_tasks(
+        CONFIG / name,
+        {
+            scene: load_tasks(CONFIG / "tasks.yaml").task(ROBOSUITE_TASKS[scene])
+            for scene in ("pickplace", "stack")
+        },
+    ).tasks
+]
 
 
-@pytest.mark.parametrize("task", LANGUAGE_WORDINGS, ids=[task.id for task in LANGUAGE_WORDINGS])
+NOT_READ_YET = {
+    "v-plase-compartmnet": "'plase' is one slip from both 'place' and 'please'",
+    "v-teh": "a slip in a word of three letters is not respelled",
+    "v-no-compartment": "a place said by its sides alone ('in near right') is not read",
+    "v-front-left-one": "a place said by its sides and 'one' with no noun before is not read",
+    "v-r-two-places": "two places joined by 'and' in one phrase are asked about, not refused",
+}
+"""Tasks of part 15 the parser still asks about (never a goal): each a known gap (docs/manipulation.md)."""
+
+
+@pytest.mark.parametrize(
+    "task",
+    [
+        pytest.param(task, marks=pytest.mark.xfail(reason=NOT_READ_YET[task.id], strict=True))
+        if task.id in NOT_READ_YET
+        else task
+        for task in LANGUAGE_WORDINGS
+    ],
+    ids=[task.id for task in LANGUAGE_WORDINGS],
+)
 def test_language_task_wordings(task: LanguageTask) -> None:
     """The parser's answer is the task's label: its placing (in or on), a question or a refusal."""
     nouns = load_object_words(CONFIG / "object_words.yaml")

@@ -726,3 +726,104 @@ def test_a_region_beside_a_thing_must_lie_on_the_side_said() -> None:
     ]
     parse = parse_goal_text("put the mug to the left of the pen holder", LECTERN, NOUNS)
     assert not parse.goal and parse.refusal == "no place here is to the left of the pen holder"
+
+
+# --- part 15: ways people ask for a placing on robosuite-style scenes (BENCH, PANTRY, BLOCKS)
+
+
+@pytest.mark.parametrize(
+    ("task", "goal"),
+    [
+        # a request asked as a question, its verb with -ing after "would you mind"
+        ("would you mind putting the mint in the back middle pot?", ["In(Mint, pot_chive)"]),
+        ("is it possible to move the sage into the front right pot?", ["In(Sage, pot_sage)"]),
+        ("will you place the dill in the back left pot, please?", ["In(Dill, pot_dill)"]),
+        # a placing with "in" or "on" and no verb
+        ("mint in the back middle pot please", ["In(Mint, pot_chive)"]),
+        # the place said first, with "goes" after it or as where the thing goes
+        ("into the front right pot goes the sage", ["In(Sage, pot_sage)"]),
+        ("the back left pot is where the dill goes", ["In(Dill, pot_dill)"]),
+        # "where X goes" with no preposition is in X's place; "next to where" stays beside it
+        ("put the mint where the basil goes", ["In(Mint, pot_basil)"]),
+        ("put the dill next to where the sage goes", ["On(Dill, pot_mint)"]),
+        # a thing named (seen, or said where it is now) is the next clause's "it"
+        ("see the mint? put it in the back middle pot", ["In(Mint, pot_chive)"]),
+        ("the basil is on the potting table. move it to the back left pot", ["On(Basil, pot_dill)"]),
+        ("the sage, please put it in the front right pot", ["In(Sage, pot_sage)"]),
+        # more verbs of putting; near and far said from the robot without "to" or "from"
+        ("toss the mint over into the back middle pot", ["In(Mint, pot_chive)"]),
+        ("carry the sage over to the front right pot", ["On(Sage, pot_sage)"]),
+        ("put the dill in the left pot nearest the robot", ["In(Dill, pot_basil)"]),
+        # "where it goes" is its own place; "back" before it is the particle
+        ("put the sage where it belongs", ["In(Sage, pot_sage)"]),
+        ("put the mint back where it goes", ["In(Mint, pot_mint)"]),
+    ],
+)
+def test_requests_asked_as_questions_places_said_first_and_things_named_before(
+    task: str, goal: list[str]
+) -> None:
+    parse = parse_goal_text(task, BENCH, NOUNS)
+    assert parse.goal == goal, parse
+
+
+@pytest.mark.parametrize(
+    ("task", "said"),
+    [
+        # where a thing is said, when it is not there, is no command
+        ("the basil is in the back left pot. move it to the front right pot", "does not say what to do"),
+        # an object with no place on or in it is no place, though a place is named after it
+        ("put the mint on the basil", "nothing can be put on the basil here"),
+        ("put the mint on top of the basil", "nothing can be put on top of the basil here"),
+        ("put the mint in the sage", "nothing can be put in the sage here"),
+        # places said by a number or an order the scene does not give them
+        ("put the mint in pot 2", "not numbered"),
+        ("put the dill in the first pot", "not numbered"),
+        ("put the sage in pot number three", "not numbered"),
+    ],
+)
+def test_a_thing_said_where_it_is_not_objects_as_places_and_numbers_are_refused(task: str, said: str) -> None:
+    parse = parse_goal_text(task, BENCH, NOUNS)
+    assert not parse.goal and said in parse.refusal, parse
+
+
+def test_an_object_with_a_place_named_after_it_is_still_that_place() -> None:
+    assert parse_goal_text("put the mint in the basil's pot", BENCH, NOUNS).goal == ["In(Mint, pot_basil)"]
+    assert parse_goal_text("box B on top of box A", BLOCKS, NOUNS).goal == ["On(boxB, on_boxA)"]
+    assert parse_goal_text("put the white box on the yellow box", BLOCKS, NOUNS).goal == ["On(boxB, on_boxA)"]
+
+
+def test_far_said_as_furthest_away_is_far_and_furthest_away_from_a_thing_stays() -> None:
+    assert (
+        respelled("put the basil in the left pot furthest away", BENCH)[0]
+        == "put the basil in the left pot far"
+    )
+    said = "put the basil in the pot furthest away from the mint's"
+    assert respelled(said, BENCH)[0] == said
+
+
+@pytest.mark.parametrize(
+    "task",
+    [
+        # two placings said without verbs, apart by a comma: the second is not the first's place
+        "mint to the back left pot, sage to the back right pot",
+        "the mint in the back left pot, the sage too",
+        # the place first with two things after it
+        "into the back left pot goes the mint and into the back right pot the sage",
+        # "near" or "by" where a thing goes says how, not "in" it
+        "put the mint near where the basil goes",
+        "put the mint by where the basil goes",
+        # the words of a courtesy are read only in the courtesy
+        "put the mint in the left pot as far back as possible",
+        "mind the sage and put the mint in the left pot",
+    ],
+)
+def test_what_the_new_readings_must_not_turn_into_a_goal(task: str) -> None:
+    parse = parse_goal_text(task, BENCH, NOUNS)
+    assert not parse.goal and (parse.question or parse.refusal), parse
+
+
+def test_a_colour_said_with_coloured_is_that_colour() -> None:
+    assert parse_goal_text("put the white coloured box on the yellow-colored box", BLOCKS, NOUNS).goal == [
+        "On(boxB, on_boxA)"
+    ]
+    assert "no black" in parse_goal_text("put the black coloured box on box A", BLOCKS, NOUNS).refusal

@@ -59,3 +59,9 @@ def test_a_bad_entry_is_reported_at_its_line(tmp_path: Path) -> None:
     with pytest.raises(InputError) as raised:
         load_object_kinds(bad)
     assert f"{bad}:3" in str(raised.value)
+
+
+def test_what_an_object_is_made_of_names_it_and_two_made_alike_are_asked() -> None:
+    assert {"aluminium", "aluminum", "coke"} <= kind_words("Can")
+    chosen = with_kinds_said(own_words("Milk", "Cereal", "Can"), ["cardboard", "box"])
+    assert chosen == {"Milk": {"cardboard"}, "Cereal": {"cardboard", "box"}, "Can": {"can"}}

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import re
 
+from treebrain.manipulation.explained_words import explain
 from treebrain.manipulation.goal_words import (
     ARTICULATIONS,
+    COLOURS,
     LEVEL_WORDS,
     NEGATIONS,
     PICKING,
@@ -33,7 +35,9 @@ VERB_START = "|".join(
 _CONNECTOR = (
     r"and then|and finally|and next|after that|afterwards|finally|next|then|and|but|before you|before"
 )
-_SPLIT = re.compile(rf"\s*(?:,\s*(?:(?:{_CONNECTOR}),?\s+)?|\b(?:{_CONNECTOR})\b,?\s*)(?=(?:{VERB_START})\b)")
+_SPLIT = re.compile(
+    rf"\s*(?:,\s*(?:(?:{_CONNECTOR}),?\s+)?|\b(?:{_CONNECTOR})\b,?\s*)(?=(?:please\s+)?(?:{VERB_START})\b)"
+)
 
 
 def clauses(task: str) -> list[str]:
@@ -78,11 +82,15 @@ _ORDER = r"first|next|then|now|finally|lastly|afterwards|after that|also|just"
 _MANNER = r"gently|carefully|slowly|quickly|kindly|softly|neatly"
 _AFTER = r"(?:after|once|when|as soon as) you(?: have| 've)?"
 _POLITE = re.compile(
-    r"^(?:(?:please|(?:could|would) you be so kind as to|be so kind as to|could you|can you|would you"
+    r"^(?:(?:please|(?:could|would) you be so kind as to|be so kind as to|(?:would|do) you mind"
+    r"|(?:is|would) it be possible to|is it possible to|could you|can you|would you|will you"
     rf"|i'd like you to|i want you to|{_AFTER}|{_ORDER}|{_MANNER}),?\s+)+"
 )
-_STARTED = re.compile(r"^(?:start|begin) by (?P<doing>[a-z]+ing)\b")
-"""A command said as how to begin: "start by placing the bread ..." is "place the bread ..."."""
+_COLOURED = re.compile(rf"\b(?P<colour>{'|'.join(sorted(COLOURS))})[\s-]colou?red\b")
+"""A colour said with "coloured" ("the red coloured cube" is the red cube)."""
+_STARTED = re.compile(r"^(?:(?:start|begin) by )?(?P<doing>[a-z]+ing)\b")
+"""A command said as how to begin or with -ing after a courtesy: "start by placing the bread ...",
+"(would you mind) putting the bread ..." is "place the bread ..." (other -ing words stay)."""
 _DONE_FORMS = {
     "turned": "turn", "switched": "switch", "opened": "open", "closed": "close", "placed": "place", "moved": "move",
 }  # fmt: skip
@@ -104,12 +112,17 @@ NOT_THIS = re.compile(r"^not\s.+?,\s*(?P<thing>.+)$")
 """The object meant after one that is not ("not the bread, the cereal")."""
 _MODAL = r"(?:should|must|needs? to|has to|have to|is to|are to|ought to)"
 """What a goal said as what should hold is said with ("the can should ...", "it needs to ...")."""
-_PLACED = "put|placed|stacked|moved|set|dropped|transferred|sorted|brought|taken|stuck|popped"
+_PLACED = "put|placed|stacked|moved|set|dropped|transferred|sorted|brought|taken|stuck|popped|tossed|carried"
 _WHERE = r"(?P<rest>(?:in|into|inside|on|onto|on top of|to)\s.+)"
 _AS_PUT = (
     re.compile(
         rf"^(?P<thing>.+?)\s{_MODAL}\s"
         rf"(?:be\s(?:{_PLACED})\s|be\s|go\s|end up\s)(?:back\s|over\s)?{_WHERE}$"
+    ),
+    # the place first: "into the near right compartment goes the cereal" (one thing, nothing after it)
+    re.compile(
+        rf"^{_WHERE.replace('rest', 'place')}\s(?:goes|go|belongs|belong)\s"
+        r"(?P<thing>(?:(?!\b(?:in|into|inside|on|onto|to|and|then)\b)[^,])+)$"
     ),
     re.compile(r"^(?P<thing>.+?)\s(?:goes|go|belongs|belong)\s(?P<rest>.+)$"),
     re.compile(
@@ -119,8 +132,14 @@ _AS_PUT = (
 )
 """Placings said without a placing verb ("the can goes in ...", "I'd rather the can were in ...",
 "the cereal should be put in ...")."""
-VERBLESS_PLACING = re.compile(r"^(?P<thing>.+?)\s(?:to|into|onto)\s.+$")
-"""A placing said with no verb at all: "the can to the far right compartment" (or with an arrow)."""
+_VERBLESS = "to|into|onto|in|inside|on top of|on"
+VERBLESS_PLACING = re.compile(
+    rf"^(?P<thing>(?:(?!\b(?:is|are|was|were|{_VERBLESS})\b).)+?)\s(?:{_VERBLESS})\s[^,]+$"
+)
+"""A placing said with no verb at all: "the can to the far right compartment" (or with an arrow),
+"milk in the front left one", "red block on top of green block"; not "the milk is in ...", nor two
+said apart by a comma ("milk to near left, can to far right": the second would be read as the
+first's place)."""
 NEGATED_CLAUSE = re.compile(
     rf"^(?:please\s)?(?:{'|'.join(NEGATIONS)})\s(?P<said>.+)$"
     r"|^(?P<subject>.+?)\s(?:(?:should|must|may|can|will|does|do|did)(?: not|n't)|can't|cannot|won't)\s(?P<stated>.+)$"
@@ -163,9 +182,16 @@ drawer", "push the drawer shut"."""
 
 def said_plainly(clause: str) -> str:
     """The clause said as a command: no "could you", "the can goes in" as "put the can in"."""
-    clause = _POLITE.sub("", clause)
+    polite = _POLITE.match(clause)
+    if polite is not None:  # "would you mind", "is it possible to": read here, not anywhere else
+        explain(words_of(polite.group(0)))
+        clause = clause[polite.end() :]
+    if _COLOURED.search(clause):
+        explain(["coloured", "colored"])
+        clause = _COLOURED.sub(r"\g<colour>", clause)
     clause = _STARTED.sub(lambda started: _base_verb(started.group("doing")), clause)
-    clause = _WHERE_IT_GOES.sub(r"\g<thing>'s place", clause)
+    clause = _PLACE_IS_WHERE.sub(r"put \g<thing> in \g<place>", clause)
+    clause = _WHERE_IT_GOES.sub(_its_place, clause)
     clause = _DONE.sub(lambda done: _DONE_FORMS[done.group(0)], clause)
     while _COURTESY.search(clause):  # "..., too, thanks"
         clause = _COURTESY.sub("", clause).strip(" ,")
@@ -183,7 +209,8 @@ def said_plainly(clause: str) -> str:
     for pattern in _AS_PUT:
         found = pattern.match(clause)
         if found is not None:
-            return f"put {found.group('thing')} {found.group('rest')}"
+            said = found.groupdict()
+            return f"put {said['thing']} {said.get('rest') or said['place']}"
     return clause
 
 
@@ -196,9 +223,32 @@ _WHERE_IT_GOES = re.compile(
     r"\bwhere (?P<thing>(?:the\s)?[a-z]+(?:\s[a-z]+)?)\s(?:goes|belongs|should go|usually goes)$"
 )
 """A place said as where another object goes ("next to where the cereal goes"): that object's place."""
+_PLACE_IS_WHERE = re.compile(
+    r"^(?P<place>.+?)\s(?:is|'s)\swhere\s(?P<thing>.+?)\s(?:goes|belongs|should go)$"
+)
+"""A place said first as where an object goes ("the far right compartment is where the can goes")."""
 
 
-TOPIC_CLAUSE = re.compile(r"^(?:as for|as to|about|regarding)?\s*(?P<thing>.+)$")
+def _its_place(where: re.Match[str]) -> str:
+    """Where an object goes as its place: "where it goes" its own. Said right after the object ("put
+    the milk where the cereal goes", "put it back where it belongs") it is in that place; after any
+    other word ("next to", "near", "by where ...") that word says how, and "in" is not added."""
+    before = where.string[: where.start()].split()
+    after_the_thing = bool(before) and (
+        before[-1] in ("it", "them", "back", "away") or before[-1] not in GRAMMAR
+    )
+    owned = "its" if where.group("thing") == "it" else f"{where.group('thing')}'s"
+    return f"{'in ' if after_the_thing else ''}{owned} place"
+
+
+TOPIC_CLAUSE = re.compile(
+    r"^(?P<said>as for|as to|about|regarding|(?:(?:do|can) )?you see|see|look at|there's|there is|here's|here is)?"
+    r"\s*(?P<thing>.+)$"
+)
+"""A clause that only names a thing later clauses call "it" ("as for the book", "see the bread?")."""
+STANDS_CLAUSE = re.compile(r"^(?P<thing>.+?)\s(?:is|are)\s(?P<where>(?:in|on|inside)\s.+)$")
+"""A clause saying where a thing is ("the milk carton is in the source bin"): what "it" is next, when
+it is there."""
 _CLAUSE_WORDS = frozenset(
     {
         "open", "opened", "closed", "shut", "turn", "switch", "pull", "swing", "down", "up", "away",

@@ -11,6 +11,7 @@ from treebrain.manipulation.clause_context import Reading
 from treebrain.manipulation.clause_forms import (
     NEGATED_CLAUSE,
     NOT_THIS,
+    STANDS_CLAUSE,
     STAYS_CLAUSE,
     TOPIC_CLAUSE,
     UNTOUCHED_CLAUSE,
@@ -92,8 +93,10 @@ def read_clause(clause: str, scene: Scene, reading: Reading) -> None:
             reading.held = object_scored(meant.group("thing"), scene)[0]
             return
         verbless = VERBLESS_PLACING.match(clause)
-        if verbless is not None and (
-            verbless.group("thing") in ("it", "them") or names_an_object(verbless.group("thing"), scene)
+        if (
+            verbless is not None
+            and (verbless.group("thing") in ("it", "them") or names_an_object(verbless.group("thing"), scene))
+            and not standing_as_said(clause, scene)  # "the bowl on the plate, ...": where it is, named
         ):
             read_placing("put", clause, scene, reading)
             return
@@ -128,12 +131,20 @@ def _topic(clause: str, scene: Scene, reading: Reading) -> bool:
     """A clause naming only a thing that later clauses call "it" ("the plate: put the bowl on
     it", "as for the book, put it in the caddy"): an object is what is held and the place last
     named, a fixture or place the place last named. False when the clause names no one thing."""
+    stands = STANDS_CLAUSE.match(clause)
+    if stands is not None:  # "the milk is in the source bin": it, if it is there
+        if not standing_as_said(f"{stands.group('thing')} {stands.group('where')}", scene):
+            return False
+        explain(words_of(clause))
+        reading.held = object_scored(stands.group("thing"), scene)[0]
+        return True
     phrase = TOPIC_CLAUSE.match(clause)
     if phrase is None:
         return False
     thing = phrase.group("thing")
     if re.search(rf"\b(?:{VERB_START})\b", thing) or PREPOSITION.search(thing):
         return False  # a clause with a verb or a place in it is more than a thing named
+    explain(words_of(phrase.group("said") or ""))  # "see the bread?", "look at the can"
     try:
         if names_objects(thing, scene):
             reading.held = reading.last_place = object_scored(thing, scene)[0]

@@ -62,7 +62,11 @@ manner words (first, then, before you, gently, too, "start by placing"), and "no
 in the drawer" / ", not the milk," / "not the near left one" / "not the other way round" (one object
 left, or a refusal when the object or place chosen is the one refused); near and far said from the
 robot ("closest to you"); beside a place where no table has regions beside things, the place beside
-it ("next to where the cereal goes"); the object of a placing said not to be done is a later "it". Developed on LIBERO-90's wording, the development file of the robosuite language tasks
+it ("next to where the cereal goes"); the object of a placing said not to be done is a later "it";
+requests asked as questions ("would you mind putting ..."), a placing with "in" or "on" and no verb,
+the place said first ("into the bin goes the can", "the bin is where the can goes"), "where it
+belongs", a thing seen or said where it stands before "it". An object that is no place and has none
+named after it ("on top of the can" in robosuite) and a place said by a number are refused. Developed on LIBERO-90's wording, the development file of the robosuite language tasks
 and development sentences of our own only (docs/manipulation.md reports the other suites and the held-out file as unseen).
 
 The reading is split by idea: the words known before a scene (:mod:`goal_words`), a scene's words

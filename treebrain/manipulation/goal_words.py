@@ -30,7 +30,7 @@ SWITCHING = frozenset(
 """Kinds of thing that switch on and off (a general English list)."""
 PLACING_VERBS = (
     "put", "place", "stack", "move", "set", "drop", "bring", "transfer", "leave", "insert", "sort",
-    "push", "slide", "stick", "pop", "store", "stow", "stand",
+    "push", "slide", "stick", "pop", "store", "stow", "stand", "toss", "carry",
 )  # fmt: skip
 PICKING = ("pick up", "pick", "grab", "take", "lift", "get")
 

@@ -24,6 +24,8 @@ class ObjectKind(BaseModel):
     """What the object is or holds: drink, food, dessert."""
     comes_in: list[Word]
     """What it comes in or is shaped as: carton, box, loaf."""
+    made_of: list[Word] = []
+    """What it is made of, as people see it: aluminium, cardboard."""
 
 
 class ObjectKinds(BaseModel):
@@ -38,7 +40,10 @@ class ObjectKinds(BaseModel):
 def load_object_kinds(path: Path = DEFAULT_KINDS_FILE) -> Mapping[tuple[str, ...], frozenset[str]]:
     """Each kind's name words and the words it may be called by (an InputError at a bad entry)."""
     kinds = load_located(path, ObjectKinds)[0].kinds
-    return {tuple(key.split()): frozenset((*kind.is_, *kind.comes_in)) for key, kind in kinds.items()}
+    return {
+        tuple(key.split()): frozenset((*kind.is_, *kind.comes_in, *kind.made_of))
+        for key, kind in kinds.items()
+    }
 
 
 def kind_words(name: str) -> frozenset[str]:

@@ -21,7 +21,8 @@ from treebrain.manipulation.goal_words import (
     word_matches,
     words_of,
 )
-from treebrain.manipulation.object_phrases import said_as_name
+from treebrain.manipulation.object_kinds import kind_words
+from treebrain.manipulation.object_phrases import object_scored, said_as_name
 from treebrain.manipulation.place_relations import Relation, related_places
 from treebrain.manipulation.symbolic import Scene
 
@@ -210,6 +211,14 @@ def place_named(preposition: str, phrase: str, scene: Scene, owner: str = "") ->
     if len(tops) == 1:  # "onto cube A": the place named after cubeA (on_cubeA)
         explain(words_of(phrase))
         return tops[0], 1.0
+    if _NUMBERED.search(phrase):  # the scene's places have names and sides, no numbers or order
+        raise Unsure(f"the places here are not numbered or in an order ('{phrase.strip()}')", False)
+    itself = _object_without_places(phrase, scene) if preposition in _INTO_OR_ONTO else ""
+    if itself:  # "on top of the can" in robosuite is on the can, not in the compartment named after it
+        raise Unsure(
+            f"nothing can be put {preposition} {phrase.strip()} here ({itself} has no place on or in it)",
+            False,
+        )
     words = content_words(phrase)
     if owner and "its" in words_of(phrase):
         words += sorted(name_words(owner))
@@ -251,6 +260,28 @@ def place_named(preposition: str, phrase: str, scene: Scene, owner: str = "") ->
     chosen = best_choice(said, candidates, words, "place", scene, parts=parts, beside=beside)
     explain(word for word in words_of(phrase) if word.removesuffix("s") in PLACE_FORMS)
     return chosen
+
+
+_NUMBERED = re.compile(r"\b(?:\d+|\d+(?:st|nd|rd|th)|number|first|second|third|fourth)\b")
+"""A place said by a number or an ordinal ("compartment 2", "the first compartment")."""
+_INTO_OR_ONTO = frozenset({"in", "into", "inside", "inside of", "on", "onto", "on top of"})
+
+
+def _object_without_places(phrase: str, scene: Scene) -> str:
+    """The object a place phrase names by its own words alone ("the can", "the soda"; not "the can's
+    compartment") when nothing can be put on or in it: an object that is no place of the scene
+    and has none named after it (robosuite's can, whose compartment bin_can shares its word); ''
+    otherwise."""
+    words = [word for word in content_words(phrase) if word not in POSITIONS]
+    own = set().union(*(name_words(name) | kind_words(name) for name in scene.objects))
+    if "'" in phrase or not words or not all(word_matches(word, own) for word in words):
+        return ""
+    try:
+        thing = object_scored(phrase, scene)[0]
+    except Unsure:
+        return ""
+    placed = thing in scene.regions or any(name.endswith(f"_{thing}") for name in scene.regions)
+    return "" if placed else thing
 
 
 _TOP_SAID_AFTER = re.compile(r"^(?P<thing>.+?)(?:'s)?\s+top$")

@@ -76,14 +76,22 @@ def respelled(task: str, scene: Scene, nouns: Collection[str] = ()) -> tuple[str
 
 _VIEWER = r"(?:you|me|us|the robot|the arm)"
 _FROM_THE_ROBOT = (
-    (re.compile(rf"\b(?:closest|nearest|close|near|next) to {_VIEWER}\b", re.IGNORECASE), "near"),
     (
-        re.compile(rf"\b(?:furthest|farthest|far|further|farther) (?:away )?from {_VIEWER}\b", re.IGNORECASE),
+        re.compile(rf"\b(?:(?:closest|nearest) (?:to )?|(?:close|near|next) to ){_VIEWER}\b", re.IGNORECASE),
+        "near",
+    ),
+    (
+        re.compile(
+            rf"\b(?:furthest|farthest|far|further|farther) (?:away )?from {_VIEWER}\b"
+            r"|\b(?:furthest|farthest) away\b(?! from)",
+            re.IGNORECASE,
+        ),
         "far",
     ),
 )
-"""Near and far said from where the robot stands ("the left compartment furthest from you"): the
-scene's near and far, which its descriptions measure from the robot too."""
+"""Near and far said from where the robot stands ("the left compartment furthest from you",
+"nearest the robot", "the one furthest away"): the scene's near and far, which its descriptions
+measure from the robot too."""
 
 
 def one_slip(typed: str, word: str) -> bool:
