@@ -1,4 +1,4 @@
-"""Rules meant to carry to kitchens they were not written on (issue 31, parts 7 to 10): each read
+"""Rules meant to carry to kitchens they were not written on (issue 31, parts 7 to 11): each read
 from a narration file in EPIC-KITCHENS' columns, with narrations written here (never the dataset's
 rows)."""
 
@@ -341,7 +341,68 @@ PART_10_PLACES = {
 }
 
 
-@pytest.mark.parametrize("case", PART_10_PLACES)
-def test_where_things_are_by_the_rules_of_part_10(kitchen: KitchenConfig, tmp_path: Path, case: str) -> None:
-    lines, name, places = PART_10_PLACES[case]
+PART_11_PLACES = {
+    "salt sprinkled onto the fish is a portion there and the shaker stays in hand": (
+        ("take fish", "put fish on plate", "take salt", "sprinkle salt on fish"),
+        "salt",
+        ["in right hand", "in fish (food_fish_1)"],
+    ),
+    "chilli flakes sprinkled into the bowl held are a portion in it": (
+        ("take bowl", "take chilli flakes", "sprinkle chilli flakes"),
+        "chilli flakes",
+        ["in left hand", "in bowl (food_bowl_1)"],
+    ),
+    "olive oil applied with a plate in hand is a portion on the plate": (
+        ("take plate", "take olive oil", "apply olive oil"),
+        "olive oil",
+        ["in left hand", "in plate (food_plate_1)"],
+    ),
+    "washing up liquid applied to the sponge is a portion on it": (
+        ("take sponge", "take washing up liquid", "apply washing up liquid to sponge"),
+        "washing up liquid",
+        ["in left hand", "in sponge (food_sponge_1)"],
+    ),
+    "chilli flakes sprinkled with nothing held go where the spices are being ground": (
+        (
+            "take mortar",
+            "put mortar on counter",
+            "put spices in mortar",
+            "grind spices",
+            "take chilli flakes",
+            "sprinkle chilli flakes",
+        ),
+        "chilli flakes",
+        ["in right hand", "in mortar (food_mortar_1) at counter (zone_counter_1)"],
+    ),
+    "chilli flakes sprinkled with no food worked on are only said to be sprinkled": (
+        ("take chilli flakes", "sprinkle chilli flakes"),
+        "chilli flakes",
+        ["in right hand"],
+    ),
+    "a spoon taken after the spoon was loaded into the dishwasher is another spoon": (
+        ("take spoon", "put spoon in dishwasher", "take knife", "take spoon", "put spoon on table"),
+        "spoon",
+        ["at dishwasher (zone_dishwasher_1)", "at table (zone_table_1)"],
+    ),
+    "a spoon taken from the dishwasher is the spoon loaded into it": (
+        ("take spoon", "put spoon in dishwasher", "take knife", "take spoon from dishwasher"),
+        "spoon",
+        ["in left hand"],
+    ),
+    "a cloth applied to the table is no portion: it stays in hand": (
+        ("take cloth", "apply cloth to table"),
+        "cloth",
+        ["in right hand"],
+    ),
+}
+
+
+LATER_PLACES = {**PART_10_PLACES, **PART_11_PLACES}
+
+
+@pytest.mark.parametrize("case", LATER_PLACES)
+def test_where_things_are_by_the_rules_of_parts_10_and_11(
+    kitchen: KitchenConfig, tmp_path: Path, case: str
+) -> None:
+    lines, name, places = LATER_PLACES[case]
     assert _places(_ingest(kitchen, tmp_path, *lines), name) == places

@@ -46,7 +46,9 @@ class Retrieval(Frozen):
         default_factory=dict, description="when each zone standing open now was opened"
     )
     recent: tuple[FoodView, ...] = Field(
-        (), description="for a general noun no node is named by: the things seen last, newest first"
+        (),
+        description="for a general noun no node is named by, or a pour naming no place: the things seen "
+        "last, newest first",
     )
 
     def matching(self) -> tuple[FoodView, ...]:
@@ -103,7 +105,7 @@ def retrieve_candidates(
         others = kg.foods_similar(extraction.food, limit=limits.candidates, exclude=held_ids)
     in_hand = sorted(held_matching, key=lambda food_id: -kg.last_seen(food_id))
     chosen = (in_hand + others)[: limits.candidates]
-    unnamed = extraction.general and not chosen
+    unnamed = (extraction.general and not chosen) or (extraction.pours and extraction.location is None)
     newest = kg.newest_foods(limits.candidates) if unnamed else []
     return Retrieval(
         candidates=tuple(kg.view(food_id, recent, match) for food_id in chosen),

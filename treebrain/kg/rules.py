@@ -102,7 +102,8 @@ def _portion_and_receiver(
     place = extraction.location
     if extraction.food is not None:
         if place is None and extraction.pours and vocabulary.is_portion(extraction.food):
-            return extraction.food, _receiver_held(retrieval, vocabulary, extraction.food)
+            into = _receiver_held(retrieval, vocabulary, extraction.food)
+            return extraction.food, into or _worked_in(retrieval, vocabulary, extraction.food)
         return None, None
     if held is None or place is None or vocabulary.zone_for(place) is not None:
         return None, None
@@ -282,6 +283,16 @@ def _worked_food(retrieval: Retrieval, vocabulary: Vocabulary) -> FoodView | Non
     return None
 
 
+def _worked_in(retrieval: Retrieval, vocabulary: Vocabulary, portion: str) -> str | None:
+    """With no container held, what a portion poured or sprinkled with no place goes into: the
+    object holding the food worked on lately ("grind spices" in the mortar, then "sprinkle chilli
+    flakes"), else None (no portion: the pack is only said to be poured, as before)."""
+    worked = _worked_food(retrieval, vocabulary)
+    if worked is None or _names(vocabulary, worked, portion) or worked.location_id == worked.zone_id:
+        return None
+    return worked.location_name
+
+
 def _food_only(verb: str, vocabulary: Vocabulary) -> bool:
     entry = vocabulary.verbs.get(verb)
     return entry is not None and entry.food_only
@@ -393,7 +404,7 @@ def _may_be_taken(
         return False
     if extraction.location is not None:
         return True
-    if food.zone_id in retrieval.closed_zones:
+    if food.zone_id in retrieval.closed_zones or _loaded_to_wash(food, retrieval, vocabulary):
         return False
     just_stored = (
         food.food_id == retrieval.last_handled
@@ -403,6 +414,18 @@ def _may_be_taken(
     )
     left_in_use = _just_put_in_container(food, vocabulary) and not _stirring(food, vocabulary)
     return not (just_stored or left_in_use)
+
+
+def _loaded_to_wash(food: FoodView, retrieval: Retrieval, vocabulary: Vocabulary) -> bool:
+    """Whether a narration before the one just before said the thing was put into the dishwasher
+    (``washes`` in locations.yaml): it is there to be washed, so a bare "take spoon" later takes
+    another spoon; "take spoon from dishwasher" names the place and takes it."""
+    return (
+        food.zone_name in vocabulary.washing_zones
+        and food.location_id == food.zone_id
+        and food.place_certainty == "sure"
+        and food.food_id != retrieval.last_handled
+    )
 
 
 def _guessed_back(food: FoodView, retrieval: Retrieval) -> bool:

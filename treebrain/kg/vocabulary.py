@@ -69,8 +69,9 @@ class ZoneEntry(Frozen):
     """A zone: its type, the phrases naming it, whether it is a receptacle one opens (what is put
     down while it is open goes into it), whether what goes there is thrown away (a thing taken
     later is another one), whether a person works there (a thing put there is in use, not put
-    away; a bare put lands on the one named last), and whether things are kept there (what is put
-    away with no place said goes into one)."""
+    away; a bare put lands on the one named last), whether things are kept there (what is put
+    away with no place said goes into one), and whether what is loaded into it is being washed (a
+    bare take of that name later is another one)."""
 
     type: str = Field(min_length=1)
     phrases: list[str] = []
@@ -78,6 +79,7 @@ class ZoneEntry(Frozen):
     discards: bool = False
     works: bool = False
     keeps: bool = False
+    washes: bool = False
 
 
 class LocationsFile(Frozen):
@@ -178,6 +180,7 @@ class Vocabulary:
         self.discard_zones = frozenset(name for name, zone in locations.zones.items() if zone.discards)
         self.work_zones = frozenset(name for name, zone in locations.zones.items() if zone.works)
         self.storage_zones = frozenset(name for name, zone in locations.zones.items() if zone.keeps)
+        self.washing_zones = frozenset(name for name, zone in locations.zones.items() if zone.washes)
         # where a bare put lands: a place one works at that is not itself opened (not the hob)
         self.work_surfaces = self.work_zones - self.receptacles
         self.work_surface = locations.work_surface
