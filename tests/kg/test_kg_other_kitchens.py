@@ -1,4 +1,4 @@
-"""Rules meant to carry to kitchens they were not written on (issue 31, parts 7 to 11): each read
+"""Rules meant to carry to kitchens they were not written on (issue 31, parts 7 to 12): each read
 from a narration file in EPIC-KITCHENS' columns, with narrations written here (never the dataset's
 rows)."""
 
@@ -397,11 +397,45 @@ PART_11_PLACES = {
 }
 
 
-LATER_PLACES = {**PART_10_PLACES, **PART_11_PLACES}
+PART_12_PLACES = {
+    "an onion diced then put in the bin is the rest: the diced onion goes on into the bowl": (
+        ("take onion", "put onion on chopping board", "dice onion", "put onion in bin", "put onion in bowl"),
+        "onion",
+        ["in bowl (food_bowl_1)", "at bin (zone_bin_1)"],
+    ),
+    "a cucumber sliced then put into the fridge is the rest: the slices stay": (
+        ("open fridge", "take cucumber", "slice cucumber", "put cucumber in fridge", "close fridge"),
+        "cucumber",
+        ["in right hand", "at fridge (zone_fridge_1)"],
+    ),
+    "a leek chopped then put away is the rest, back where things are kept": (
+        ("open cupboard", "take leek", "close cupboard", "chop leek", "put away leek"),
+        "leek",
+        ["in right hand", "likely at cupboard (zone_cupboard_1)"],
+    ),
+    "ends chopped off the celery and put in the bin are those ends": (
+        ("take celery", "chop ends off celery", "put ends in bin"),
+        "ends",
+        ["at bin (zone_bin_1)"],
+    ),
+    "a pepper only cut, then put in the bin, is the pepper itself": (
+        ("take pepper", "cut pepper", "put pepper in bin"),
+        "pepper",
+        ["at bin (zone_bin_1)"],
+    ),
+    "an onion diced then put into the pan is the diced onion": (
+        ("take pan", "put pan on hob", "take onion", "dice onion", "put onion in pan"),
+        "onion",
+        ["in pan (food_pan_1) at hob (zone_hob_1)"],
+    ),
+}
+
+
+LATER_PLACES = {**PART_10_PLACES, **PART_11_PLACES, **PART_12_PLACES}
 
 
 @pytest.mark.parametrize("case", LATER_PLACES)
-def test_where_things_are_by_the_rules_of_parts_10_and_11(
+def test_where_things_are_by_the_rules_of_parts_10_to_12(
     kitchen: KitchenConfig, tmp_path: Path, case: str
 ) -> None:
     lines, name, places = LATER_PLACES[case]

@@ -249,7 +249,12 @@ def _target(
             if not (_stored(food, vocabulary) or _thrown_away_before(food, retrieval, vocabulary))
         )
     if extraction.verb_type is UpdateType.PLACE:
-        matching = tuple(food for food in matching if not _poured_in(food, vocabulary))
+        rest_goes = _rest_goes(extraction, vocabulary)
+        matching = tuple(
+            food
+            for food in matching
+            if not (_poured_in(food, vocabulary) or (rest_goes and _cut_up(food, vocabulary)))
+        )
     if _stores(extraction, vocabulary) and extraction.location is None:
         # "put away bowl" once more while the first bowl lies in the cupboard: another bowl
         matching = tuple(food for food in matching if not _stowed(food, vocabulary))
@@ -376,6 +381,35 @@ def _put_away(food: FoodView, extraction: Extraction, vocabulary: Vocabulary) ->
     if food.location_id != food.zone_id:
         return head_noun(food.location_name) not in vocabulary.vessels
     return food.zone_name not in vocabulary.work_zones
+
+
+def _cut_up(food: FoodView, vocabulary: Vocabulary) -> bool:
+    """Whether the thing's latest narration cut it up (``cuts_up``: "dice onion"): put into the bin
+    or away right after ("put onion in bin", "put pepper into fridge"), what goes is the rest of it,
+    a thing of its own, and the pieces stay to be used. What a cut made ("chop ends off celery, put
+    ends in bin") is what goes."""
+    if not food.recent:
+        return False
+    latest = food.recent[-1]
+    entry = vocabulary.verbs.get(normalise_phrase(latest.action))
+    return entry is not None and entry.cuts_up and latest.outcome is OutcomeKind.MODIFY_STATE
+
+
+def _rest_goes(extraction: Extraction, vocabulary: Vocabulary) -> bool:
+    """Whether the put bins its object or puts it where things are kept: of a thing just cut up,
+    that is the rest of it (a bare "throw away" with the chopped leek in hand stays the leek: made
+    the rest, it cost a duplicate and won no place)."""
+    return _discards(extraction, vocabulary) or _stores_away(extraction, vocabulary)
+
+
+def _stores_away(extraction: Extraction, vocabulary: Vocabulary) -> bool:
+    """Whether the put sends its object where things are kept (``keeps``: the fridge, a cupboard),
+    named or implied ("put away")."""
+    named = _named_place(extraction)
+    zone = vocabulary.zone_for(named) if named is not None else None
+    return (zone is not None and zone[0] in vocabulary.storage_zones) or (
+        named is None and _stores(extraction, vocabulary)
+    )
 
 
 def _poured_in(food: FoodView, vocabulary: Vocabulary) -> bool:

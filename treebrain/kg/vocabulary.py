@@ -34,6 +34,8 @@ class VerbEntry(Frozen):
     so done to one just put into a container it is done to the next one (the rest of the celery);
     `cooks`: a verb done to food cooking in a pan (fry, flip), so a thing at no said place is in it;
     `food_only`: a verb done to food alone (stir, knead), so what it was done to is a food;
+    `cuts_up`: a verb that leaves a thing in pieces (chop, slice, dice), so a put of it into the bin
+    or away right after is the rest of it;
     `stores`: a put into storage (put away), so one said again of a thing already stowed is about
     another one; `washes`: a verb done at the sink (wash, rinse), so a thing it is done to is not
     shut in the drawer a guess had put it in."""
@@ -48,6 +50,7 @@ class VerbEntry(Frozen):
     prepares: bool = False
     cooks: bool = False
     food_only: bool = False
+    cuts_up: bool = False
     stores: bool = False
     washes: bool = False
 
