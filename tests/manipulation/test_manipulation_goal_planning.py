@@ -165,3 +165,45 @@ def test_a_closed_drawer_of_an_open_cabinet_is_opened_before_anything_goes_in() 
     state, failure = simulate(steps, scene)
     assert failure is None and goal_holds(goal[0], state)
     assert steps[0] == {"skill": "open", "args": {"target": "cabinet_1_top_region"}}
+
+
+PICKPLACE = Scene(
+    objects=("Bread", "Cereal"),
+    regions=("bin_bread", "source_bin"),
+    inside={"Bread": "source_bin", "Cereal": "source_bin"},
+    hemmed={"Bread": "Cereal"},
+)
+PICK_BREAD = [
+    {"skill": "approach", "args": {"object": "Bread"}},
+    {"skill": "grasp", "args": {"object": "Bread"}},
+    {"skill": "lift", "args": {}},
+    {"skill": "move_to_region", "args": {"region": "bin_bread"}},
+    {"skill": "place", "args": {"region": "bin_bread"}},
+    {"skill": "release", "args": {}},
+]
+
+
+def test_an_object_hemmed_in_is_grasped_only_after_making_room() -> None:
+    assert simulate(PICK_BREAD, PICKPLACE)[1] == (1, "Bread is hemmed in (make_room first)")
+    made_room = [{"skill": "make_room", "args": {"object": "Bread"}}, *PICK_BREAD]
+    state, failure = simulate(made_room, PICKPLACE)
+    assert failure is None and state.inside["Bread"] == "bin_bread" and not state.hemmed
+    roomy = PICKPLACE.model_copy(update={"hemmed": {}})
+    assert simulate(made_room, roomy)[1] == (0, "nothing hems Bread in")
+
+
+def test_only_the_moved_objects_hemming_is_kept_for_the_planner() -> None:
+    problem = planning_problem(PICKPLACE, [("in", "Bread", "bin_bread")])
+    assert ["hemmed", "Bread"] in problem.init
+    cereal = planning_problem(PICKPLACE, [("in", "Cereal", "bin_bread")])
+    assert ["roomy", "Cereal"] in cereal.init and not any(atom[0] == "hemmed" for atom in cereal.init)
+
+
+@pytest.mark.skipif(not HAS_PLANNER, reason="needs the plan extra")
+def test_the_planner_makes_room_before_grasping_a_hemmed_in_object() -> None:
+    from treebrain.manipulation.task_planner import solve
+
+    result = solve(planning_problem(PICKPLACE, [("in", "Bread", "bin_bread")]), "pyperplan", 10)
+    assert result.status == "solved", result
+    assert [step["skill"] for step in result.steps][:3] == ["make_room", "approach", "grasp"]
+    assert simulate(with_lifts(result.steps, PICKPLACE), PICKPLACE)[1] is None

@@ -12,6 +12,7 @@ from tests.conftest import WriteFile
 from treebrain.manipulation.control import CartesianController, ControllerSettings
 from treebrain.manipulation.geometry import heading, wrap_half_turn
 from treebrain.manipulation.skills import SKILLS, SkillContext, SkillResult, SkillRun, SkillSettings
+from treebrain.manipulation.skills import hemmed as hemmed_in
 from treebrain.manipulation.tasks import TaskSpec, load_tasks
 from treebrain.manipulation.world import WorldState, update_world
 from treebrain.robots.manipulator.kinematic import (
@@ -372,6 +373,30 @@ def test_the_hand_may_brush_a_neighbouring_object_on_the_way_down_to_a_grasp(tas
     )
 
 
+CARTON = KinematicObject(name="block", position=(0.0, 0.057, 0.875), half_extents=(0.052, 0.027, 0.075))
+"""A tall carton 1 cm beside the cube: the hand would come down on it along both lines."""
+
+
+def test_make_room_stands_the_carton_aside_and_the_cube_is_then_picked(task: TaskSpec) -> None:
+    hemmed = Scene(task, objects=[CUBE, CARTON])
+    context = SkillContext(task, hemmed.settings, hemmed.controller)
+    assert hemmed_in(hemmed.observation, hemmed.world, context) == {"cube": "block"}
+    before = hemmed.world.objects["block"].center
+    result = hemmed.run("make_room", object="cube")
+    assert result.success, result
+    after = hemmed.world.objects["block"].center
+    assert math.dist(after[:2], before[:2]) >= 0.025 and after[1] > before[1]  # away from the cube
+    assert after[2] == pytest.approx(before[2], abs=0.005)  # stood down, not dropped
+    assert hemmed.world.holding is None and hemmed_in(hemmed.observation, hemmed.world, context) == {}
+    hemmed.run_all(PICK_AND_PLACE)
+    assert hemmed.world.inside["cube"] == "bin"
+
+
+def test_make_room_with_nothing_in_the_way_moves_nothing(scene: Scene) -> None:
+    result = scene.run("make_room", object="cube")
+    assert (result.success, result.reason, result.steps) == (False, "nothing hems cube in", 0)
+
+
 def test_a_touch_of_the_hand_on_a_fixture_stops_the_descent(task: TaskSpec) -> None:
     brushed = BrushedScene(task, "fixture:bin1")
     brushed.run_all(PICK_AND_PLACE[:1])
@@ -474,7 +499,16 @@ def test_halted_before_the_first_step(scene: Scene) -> None:
 
 
 def test_the_skill_catalogue() -> None:
-    assert list(SKILLS) == ["approach", "grasp", "lift", "move_to_region", "place", "release", "go_home"]
+    assert list(SKILLS) == [
+        "approach",
+        "grasp",
+        "lift",
+        "move_to_region",
+        "place",
+        "release",
+        "go_home",
+        "make_room",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -487,6 +521,11 @@ def test_the_skill_catalogue() -> None:
         ("place", ["region"], "still holding it, over the region"),
         ("release", [], "gripper_open"),
         ("go_home", [], "the gripper is at home"),
+        (
+            "make_room",
+            ["object"],
+            "the hand can get down to the object without coming down on a neighbour",
+        ),
     ],
 )
 def test_describe_has_args_and_conditions(skill: str, args: list[str], postcondition: str) -> None:

@@ -47,6 +47,11 @@ HAND_SAMPLES = 21
 """Points along the hand's centre line at which its distance to a neighbour is measured (1 cm apart)."""
 ROUND_LINES = 12
 """Lines a round object offers over a half turn when its own two axes are blocked (every 15 degrees)."""
+WALL = ""
+"""What :meth:`_Hand.landed_on` names a bin's wall by (no object has an empty name)."""
+WALL_OVERLAP_M = 0.01
+"""A hand reaching less than this over a wall's line comes down past it (the collision box is
+larger than the hand at its corners: PickPlace seed 204, 1 mm over, the bread gripped)."""
 
 
 class GraspChoice(BaseModel):
@@ -125,36 +130,55 @@ class _Hand:
     ) -> None:
         self.grip_height = grip_height
         underside = grip_height + HAND_ABOVE_GRIP_M
-        self.tall = [(other, shapes.get(name)) for name, other in others.items() if other.top > underside]
+        self.tall = [
+            (name, other, shapes.get(name)) for name, other in others.items() if other.top > underside
+        ]
         self.walls = [
             (box, box.wall_top_z)
             for box in walls
             if box.wall_top_z is not None and box.wall_top_z > underside and box.inside_by(target) > 0.0
         ]
 
-    def measure(self, center: Vec3, line: float) -> tuple[float, float]:
-        """How far above `grip_height` the grip site stops when the hand comes down along `line`
-        over `center` (0: it gets all the way), and how far its sides pass from the nearest thing
-        in its way (negative: over it)."""
+    def met(self, center: Vec3, line: float) -> list[tuple[str, float, float]]:
+        """Each thing taller than the hand's underside: its name (``WALL`` for a wall), its top and
+        how far the hand's centre line passes from its footprint when it comes down along `line`
+        over `center`."""
         along: Vec3 = (math.cos(line), math.sin(line), 0.0)
         points = [
             add(center, scale(along, HAND_HALF_LENGTH_M * (2 * index / (HAND_SAMPLES - 1) - 1)))
             for index in range(HAND_SAMPLES)
         ]
         met = [
-            (other.top, min(_to_footprint(point, other, shape) for point in points))
-            for other, shape in self.tall
+            (name, other.top, min(_to_footprint(point, other, shape) for point in points))
+            for name, other, shape in self.tall
         ]
-        met += [(top, min(box.inside_by(point) for point in points)) for box, top in self.walls]
+        return met + [(WALL, top, min(box.inside_by(point) for point in points)) for box, top in self.walls]
+
+    def measure(self, center: Vec3, line: float) -> tuple[float, float]:
+        """How far above `grip_height` the grip site stops when the hand comes down along `line`
+        over `center` (0: it gets all the way), and how far its sides pass from the nearest thing
+        in its way (negative: over it)."""
+        met = self.met(center, line)
         stop = max(
             (
                 top - HAND_ABOVE_GRIP_M - self.grip_height
-                for top, gap in met
+                for _, top, gap in met
                 if gap < HAND_HALF_WIDTH_M + HAND_CLEAR_M
             ),
             default=0.0,
         )
-        return stop, min((gap - HAND_HALF_WIDTH_M for _, gap in met), default=1.0)
+        return stop, min((gap - HAND_HALF_WIDTH_M for _, _, gap in met), default=1.0)
+
+    def landed_on(self, center: Vec3, line: float) -> tuple[tuple[str, float], ...]:
+        """What the hand comes down on along `line`, and its top: the objects its footprint
+        overlaps, the walls it reaches over by `WALL_OVERLAP_M` or more."""
+        return tuple(
+            sorted(
+                (name, top)
+                for name, top, gap in self.met(center, line)
+                if gap < HAND_HALF_WIDTH_M - (WALL_OVERLAP_M if name == WALL else 0.0)
+            )
+        )
 
 
 def _choice(
@@ -215,3 +239,20 @@ def choose_grasp(
             f"{target.name} is {sizes} m across, wider than the gripper opens ({max_opening_m:g} m) both ways"
         )
     return choices[(attempt - 1) % len(choices)]
+
+
+def hand_landings(
+    target: ObjectObservation,
+    neighbours: Mapping[str, ObjectState],
+    max_opening_m: float,
+    grip_height: float,
+    shapes: Mapping[str, ObjectObservation],
+    walls: Sequence[BoxRegion] = (),
+) -> list[tuple[GraspChoice, tuple[tuple[str, float], ...]]]:
+    """Each way to close on `target` (best first, as :func:`grasp_choices` ranks them from heading
+    0) with what the hand would come down on along it and its top (:data:`WALL` for a bin's wall;
+    empty: nothing, the fingers get down to the grip)."""
+    others = {name: other for name, other in neighbours.items() if name != target.name}
+    hand = _Hand(grip_height, target.position, others, shapes, walls)
+    choices = grasp_choices(target, neighbours, 0.0, max_opening_m, grip_height, shapes, walls)
+    return [(choice, hand.landed_on(target.position, choice.finger_heading)) for choice in choices]

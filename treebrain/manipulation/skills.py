@@ -1,4 +1,4 @@
-"""Skills: approach, grasp, lift, move_to_region, place, release, go_home.
+"""Skills: approach, grasp, lift, move_to_region, place, release, go_home, make_room.
 
 A skill checks its preconditions against the world state before anything moves, then runs as a
 list of phases (move to a point, open or close the gripper until the fingers stop) one control step
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -18,6 +19,7 @@ from treebrain.manipulation.control import CLOSED, OPEN, CartesianController, Re
 from treebrain.manipulation.geometry import heading, horizontal_distance
 from treebrain.manipulation.grasping import choose_grasp
 from treebrain.manipulation.regions import BoxRegion, Region, Target, region_target
+from treebrain.manipulation.room import Reach, aside_point, blocker
 from treebrain.manipulation.tasks import TaskSpec
 from treebrain.manipulation.world import ObjectState, WorldState, doubt
 from treebrain.robots.manipulator.commands import EndEffectorCommand
@@ -34,6 +36,8 @@ class SkillSettings(BaseModel):
     travel_clearance_m: float = Field(default=0.06, gt=0)
     """How far above the tallest object the gripper (or what it holds) travels sideways."""
     lift_height_m: float = Field(default=0.12, gt=0)
+    aside_lift_m: float = Field(default=0.02, gt=0)
+    """How high `make_room` lifts the neighbour it moves aside (its bottom just off the floor)."""
     retreat_m: float = Field(default=0.07, gt=0)
     """How far `release` moves up after opening (PickPlace's success check needs the hand away)."""
     place_clearance_m: float = Field(default=0.01, ge=0)
@@ -110,6 +114,8 @@ class Phase:
     short of its target (pressed against something)."""
     expected: str = ""
     carrying: bool = False
+    holds: str = ""
+    """An object that must stay held on every step of this phase (a slip ends the skill at once)."""
     hand_brushes: bool = False
     """The hand may brush the side of a neighbouring object on the way (the fingers may not): a
     short object between tall ones is reached only so (the hand is 21 cm long along the fingers)."""
@@ -147,11 +153,10 @@ class SkillRun:
     ) -> EndEffectorCommand | SkillResult:
         if self._ended is not None:
             return self._ended
-        if self.keeps and self.steps and world.holding != self.keeps:
+        kept = self.keeps or (self._phase.holds if self._phase is not None else "")
+        if kept and self.steps and world.holding != kept:
             return self._end(
-                observation,
-                world,
-                f"{self.keeps} slipped out of the gripper (step {self.steps} of {self.name})",
+                observation, world, f"{kept} slipped out of the gripper (step {self.steps} of {self.name})"
             )
         while True:
             if self._phase is None:
@@ -347,46 +352,101 @@ def _grasp_heading(
         context.attempt,
         _grip_height(world.objects[name], context.settings),
         observation.objects,
-        [region for region in context.task.regions.values() if isinstance(region, BoxRegion)],
+        _walls(context),
     )
     return choice if isinstance(choice, str) else choice.finger_heading
 
 
-def _approach(args: Mapping[str, str], context: SkillContext, world: WorldState) -> SkillRun:
-    name = args["object"]
-    settings = context.settings
+def _walls(context: SkillContext) -> list[BoxRegion]:
+    return [region for region in context.task.regions.values() if isinstance(region, BoxRegion)]
+
+
+def _reach(observation: ManipulatorObservation, world: WorldState, name: str, context: SkillContext) -> Reach:
+    """What the hand comes down among to grasp `name` (what is held is no neighbour)."""
+    return Reach(
+        target=observation.objects[name],
+        neighbours={other: state for other, state in world.objects.items() if other != world.holding},
+        shapes=observation.objects,
+        walls=_walls(context),
+        max_opening_m=context.settings.max_opening_m,
+        grip_height=_grip_height(world.objects[name], context.settings),
+    )
+
+
+def _blocker(
+    observation: ManipulatorObservation, world: WorldState, name: str, context: SkillContext
+) -> str | None:
+    """The neighbour that hems `name` in (:func:`treebrain.manipulation.room.blocker`)."""
+    if name == world.holding or name not in observation.objects:
+        return None
+    return blocker(_reach(observation, world, name, context))
+
+
+def hemmed(observation: ManipulatorObservation, world: WorldState, context: SkillContext) -> dict[str, str]:
+    """Each object the hand cannot get down to without coming down on a neighbour that could be
+    moved aside, and that neighbour (what a planner must make room around first)."""
+    found = {name: _blocker(observation, world, name, context) for name in sorted(world.objects)}
+    return {name: moved for name, moved in found.items() if moved is not None}
+
+
+def _rise(context: SkillContext) -> PhaseFactory:
+    """Straight up to the travel height (open), from wherever the gripper is."""
 
     def rise(observation: ManipulatorObservation, world: WorldState) -> Phase:
         here = observation.gripper.position
         return Phase(
             "rise",
-            (here[0], here[1], max(here[2], _travel_height(world, settings))),
+            (here[0], here[1], max(here[2], _travel_height(world, context.settings))),
             OPEN,
-            tolerance=settings.waypoint_tolerance_m,
+            tolerance=context.settings.waypoint_tolerance_m,
         )
 
+    return rise
+
+
+def _pick_phases(name: Callable[[], str], context: SkillContext) -> tuple[PhaseFactory, ...]:
+    """Over the object `name()` names at the travel height, down to above its top, down to the grip
+    height (guarded: the hand may brush a neighbour's side), fingers along its chosen line."""
+    settings = context.settings
+
     def over(observation: ManipulatorObservation, world: WorldState) -> Phase | str:
-        fingers = _grasp_heading(observation, world, name, context)
+        fingers = _grasp_heading(observation, world, name(), context)
         if isinstance(fingers, str):
             return fingers
-        center = world.objects[name].center
+        center = world.objects[name()].center
         height = max(observation.gripper.position[2], _travel_height(world, settings))
         return Phase("over", (center[0], center[1], height), OPEN, fingers, settings.waypoint_tolerance_m)
 
     def down(observation: ManipulatorObservation, world: WorldState) -> Phase | str:
-        fingers = _grasp_heading(observation, world, name, context)
+        return down_to(observation, world, "pregrasp", world.objects[name()].top + settings.pregrasp_height_m)
+
+    def descend(observation: ManipulatorObservation, world: WorldState) -> Phase | str:
+        return down_to(observation, world, "descend", _grip_height(world.objects[name()], settings))
+
+    def down_to(
+        observation: ManipulatorObservation, world: WorldState, phase: str, height: float
+    ) -> Phase | str:
+        fingers = _grasp_heading(observation, world, name(), context)
         if isinstance(fingers, str):
             return fingers
-        state = world.objects[name]
+        center = world.objects[name()].center
         return Phase(
-            "pregrasp",
-            (state.center[0], state.center[1], state.top + settings.pregrasp_height_m),
+            phase,
+            (center[0], center[1], height),
             OPEN,
             fingers,
             stops_on_contact=True,
-            expected=name,
+            expected=name(),
             hand_brushes=True,
         )
+
+    return over, down, descend
+
+
+def _approach(args: Mapping[str, str], context: SkillContext, world: WorldState) -> SkillRun:
+    name = args["object"]
+    settings = context.settings
+    over, down, _ = _pick_phases(lambda: name, context)
 
     def arrived(world: WorldState) -> str | None:
         state = world.objects[name]
@@ -396,30 +456,16 @@ def _approach(args: Mapping[str, str], context: SkillContext, world: WorldState)
             return "the gripper is not open"
         return None
 
-    return SkillRun("approach", dict(args), context, [rise, over, down], arrived)
+    return SkillRun("approach", dict(args), context, [_rise(context), over, down], arrived)
+
+
+def _close(observation: ManipulatorObservation, world: WorldState) -> Phase:
+    return Phase("close", None, CLOSED, waits_for_fingers=True)
 
 
 def _grasp(args: Mapping[str, str], context: SkillContext, world: WorldState) -> SkillRun:
     name = args["object"]
-    settings = context.settings
-
-    def descend(observation: ManipulatorObservation, world: WorldState) -> Phase | str:
-        fingers = _grasp_heading(observation, world, name, context)
-        if isinstance(fingers, str):
-            return fingers
-        state = world.objects[name]
-        return Phase(
-            "descend",
-            (state.center[0], state.center[1], _grip_height(state, settings)),
-            OPEN,
-            fingers,
-            stops_on_contact=True,
-            expected=name,
-            hand_brushes=True,
-        )
-
-    def close(observation: ManipulatorObservation, world: WorldState) -> Phase:
-        return Phase("close", None, CLOSED, waits_for_fingers=True)
+    _, _, descend = _pick_phases(lambda: name, context)
 
     def held(world: WorldState) -> str | None:
         if world.holding == name:
@@ -430,7 +476,64 @@ def _grasp(args: Mapping[str, str], context: SkillContext, world: WorldState) ->
             else f"holding {world.holding}, not {name}"
         )
 
-    return SkillRun("grasp", dict(args), context, [descend, close], held)
+    return SkillRun("grasp", dict(args), context, [descend, _close], held)
+
+
+def _make_room(args: Mapping[str, str], context: SkillContext, world: WorldState) -> SkillRun:
+    """Pick up the neighbour that hems `object` in, stand it down again where the hand has room,
+    let go. Which neighbour and where are chosen from the scene when the skill starts moving."""
+    name = args["object"]
+    settings = context.settings
+    chosen: dict[str, Any] = {}
+    """The neighbour moved (``moved``), where to (``spot``), and the last observation seen (the
+    postcondition judges the room by its shapes)."""
+
+    def choose(observation: ManipulatorObservation, world: WorldState) -> Phase | str:
+        moved = _blocker(observation, world, name, context)
+        if moved is None:
+            return f"nothing hems {name} in"
+        base = (observation.robot_base[0], observation.robot_base[1])
+        spot = aside_point(_reach(observation, world, name, context), moved, base)
+        if spot is None:
+            return f"no room to stand {moved} aside from {name}"
+        chosen.update(moved=moved, spot=spot, observation=observation)
+        return _rise(context)(observation, world)
+
+    over, down, descend = _pick_phases(lambda: str(chosen["moved"]), context)
+
+    def up(observation: ManipulatorObservation, world: WorldState) -> Phase:
+        here = observation.gripper.position
+        target = (here[0], here[1], here[2] + settings.aside_lift_m)
+        return Phase("lift aside", target, CLOSED, holds=chosen["moved"])
+
+    def across(observation: ManipulatorObservation, world: WorldState) -> Phase:
+        here = observation.gripper.position
+        center = world.objects[chosen["moved"]].center
+        spot = chosen["spot"]
+        goal = (spot[0] + here[0] - center[0], spot[1] + here[1] - center[1], here[2])
+        return Phase("aside", goal, CLOSED, holds=chosen["moved"])
+
+    def lower(observation: ManipulatorObservation, world: WorldState) -> Phase:
+        here = observation.gripper.position
+        goal = (here[0], here[1], here[2] - settings.aside_lift_m)
+        return Phase(
+            "stand down", goal, CLOSED, stops_on_contact=True, expected=chosen["moved"], carrying=True
+        )
+
+    def let_go(observation: ManipulatorObservation, world: WorldState) -> Phase:
+        chosen["observation"] = observation
+        return Phase("open", None, OPEN, waits_for_fingers=True)
+
+    retreat = _up_by("retreat", settings.retreat_m, OPEN, settings.waypoint_tolerance_m)
+
+    def roomy(world: WorldState) -> str | None:
+        if world.holding is not None:
+            return f"still holding {world.holding}"
+        moved = _blocker(chosen["observation"], world, name, context)
+        return None if moved is None else f"{moved} still hems {name} in"
+
+    phases = [choose, over, down, descend, _close, up, across, lower, let_go, retreat]
+    return SkillRun("make_room", dict(args), context, phases, roomy)
 
 
 def _up_by(name: str, height: float, grip: float, tolerance: float) -> PhaseFactory:
@@ -671,6 +774,15 @@ SKILLS: dict[str, Skill] = {
             ("the gripper is at home",),
             lambda world, args, context: None,
             _go_home,
+        ),
+        Skill(
+            "make_room",
+            ("object",),
+            "pick up the neighbour the hand would come down on beside an object and stand it aside",
+            ("holding nothing", "the object is in the scene"),
+            ("holding nothing", "the hand can get down to the object without coming down on a neighbour"),
+            _approach_pre,
+            _make_room,
         ),
     )
 }

@@ -49,6 +49,8 @@ RELATIONS: dict[str, tuple[str, ...]] = {
     "not_closed": ("fixture",),
     "switched_on": ("fixture",),
     "switched_off": ("fixture",),
+    "hemmed": ("item",),
+    "roomy": ("item",),
     "object": ("item",),
     "region": ("location",),
     "target": ("fixture",),
@@ -105,6 +107,7 @@ OPERATORS: dict[str, tuple[Operator, ...]] = {
                 ("holding", NOTHING),
                 ("over", "?object"),
                 ("gripper_open",),
+                ("roomy", "?object"),
                 ("in", "?object", "?at"),
             ),
             deletes=(
@@ -178,6 +181,16 @@ OPERATORS: dict[str, tuple[Operator, ...]] = {
         ),
     ),
     "go_home": (),
+    "make_room": (
+        Operator(
+            "make_room",
+            "make_room",
+            (("object", "item"),),
+            requires=(("object", "?object"), ("hemmed", "?object"), ("holding", NOTHING), ("over", NOTHING)),
+            deletes=(("hemmed", "?object"),),
+            adds=(("roomy", "?object"),),
+        ),
+    ),
     "open": (
         _articulation("open", (("closed", "?target"),), (("opened", "?target"), ("not_closed", "?target"))),
     ),
@@ -219,6 +232,7 @@ def state_atoms(state: SymbolicState, scene: Scene) -> frozenset[Atom]:
         atoms.update(("container", place, fixture) for fixture in fixtures)
     for name in scene.objects:
         atoms.add(("in", name, state.inside.get(name, NOTHING)))
+        atoms.add(("hemmed", name) if name in state.hemmed else ("roomy", name))
     for fixture in scene.fixtures:
         atoms.add(("closed", fixture) if fixture in state.closed else ("not_closed", fixture))
         atoms.add(("switched_on", fixture) if fixture in state.switched_on else ("switched_off", fixture))
@@ -316,8 +330,9 @@ def _spelt_out(operator: Operator, skill_params: tuple[str, ...], depth: int) ->
 def relevant_scene(scene: Scene, goal: Iterable[Atom]) -> Scene:
     """The part of `scene` a plan for `goal` can use: the objects the goal places and the one held,
     the places they go to and are in now, the fixtures the goal switches and those enclosing those
-    places. Nothing in the skills' models makes moving any other object useful (no object blocks
-    another), so a shortest plan is a plan of this part, and the planner searches far fewer steps."""
+    places. Nothing in the skills' models makes moving any other object useful (a neighbour that
+    hems an object in is moved by that object's own ``make_room``), so a shortest plan is a plan of
+    this part, and the planner searches far fewer steps."""
     goal = list(goal)
     movers = {atom[1] for atom in goal if atom[0] == "in"} | ({scene.holding} if scene.holding else set())
     places = {atom[2] for atom in goal if atom[0] == "in"}
@@ -332,6 +347,7 @@ def relevant_scene(scene: Scene, goal: Iterable[Atom]) -> Scene:
             "regions": tuple(name for name in scene.regions if name in places | here),
             "fixtures": tuple(name for name in scene.fixtures if name in fixtures),
             "inside": {name: place for name, place in scene.inside.items() if name in movers},
+            "hemmed": {name: other for name, other in scene.hemmed.items() if name in movers},
             "opened": tuple(name for name in scene.opened if name in fixtures),
             "closed": tuple(name for name in scene.closed if name in fixtures),
             "switched_on": tuple(name for name in scene.switched_on if name in fixtures),

@@ -2,9 +2,10 @@
 the skills' symbolic models (preconditions and effects) and executing a plan on them.
 
 Two skill sets: ``robosuite``, the registered skills of :mod:`treebrain.manipulation.skills` with
-their own preconditions, and ``libero``, the same pick-and-place skills plus the articulation skills
-LIBERO's goals need (``open``, ``close``, ``turn_on``, ``turn_off`` a drawer, door or appliance),
-which only the symbolic executor runs.
+their own preconditions (an object hemmed in by a neighbour is grasped only after ``make_room``),
+and ``libero``, the same pick-and-place skills plus the articulation skills LIBERO's goals need
+(``open``, ``close``, ``turn_on``, ``turn_off`` a drawer, door or appliance), which only the
+symbolic executor runs.
 """
 
 from __future__ import annotations
@@ -46,10 +47,17 @@ class Scene(BaseModel):
     opened: tuple[str, ...] = ()
     closed: tuple[str, ...] = ()
     switched_on: tuple[str, ...] = ()
+    hemmed: dict[str, str] = {}
+    """Objects the hand cannot get down to without coming down on a neighbour, and that neighbour
+    (:func:`treebrain.manipulation.skills.hemmed`): ``make_room`` first."""
 
     @classmethod
     def from_world(
-        cls, world: WorldState, regions: Mapping[str, str], footprints: Mapping[str, Footprint] | None = None
+        cls,
+        world: WorldState,
+        regions: Mapping[str, str],
+        footprints: Mapping[str, Footprint] | None = None,
+        hemmed: Mapping[str, str] | None = None,
     ) -> Scene:
         """The scene of a world state; `regions` maps the task's regions to their descriptions."""
         return cls(
@@ -67,6 +75,7 @@ class Scene(BaseModel):
             holding=world.holding,
             inside=dict(world.inside),
             gripper_open=world.gripper_open,
+            hemmed=dict(hemmed or {}),
         )
 
     def names(self, kind: str) -> tuple[str, ...]:
@@ -80,6 +89,8 @@ class Scene(BaseModel):
             "in": dict(sorted(self.inside.items())),
             "gripper": "open" if self.gripper_open else "closed",
         }
+        if self.hemmed:
+            described["hemmed_in_by"] = dict(sorted(self.hemmed.items()))
         if self.fixtures:
             described |= {
                 "fixtures": list(self.fixtures),
@@ -105,6 +116,7 @@ class SymbolicState:
     opened: frozenset[str] = frozenset()
     closed: frozenset[str] = frozenset()
     switched_on: frozenset[str] = frozenset()
+    hemmed: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, scene: Scene) -> SymbolicState:
@@ -115,6 +127,7 @@ class SymbolicState:
             opened=frozenset(scene.opened),
             closed=frozenset(scene.closed),
             switched_on=frozenset(scene.switched_on),
+            hemmed=frozenset(scene.hemmed),
         )
 
 
@@ -135,7 +148,15 @@ def _grasp_pre(state: SymbolicState, args: Mapping[str, str]) -> str | None:
         return f"already holding {state.holding}"
     if state.over_object != args["object"]:
         return f"the gripper is not over {args['object']} (approach it first)"
+    if args["object"] in state.hemmed:
+        return f"{args['object']} is hemmed in (make_room first)"
     return None if state.gripper_open else "the gripper is not open"
+
+
+def _make_room_pre(state: SymbolicState, args: Mapping[str, str]) -> str | None:
+    if state.holding is not None:
+        return f"already holding {state.holding}"
+    return None if args["object"] in state.hemmed else f"nothing hems {args['object']} in"
 
 
 def _into_pre(state: SymbolicState, args: Mapping[str, str]) -> str | None:
@@ -196,6 +217,10 @@ _EFFECTS: dict[str, tuple[Precondition, Effect]] = {
     "place": (_place_pre, lambda s, a: replace(s, placed=True)),
     "release": (lambda s, a: "the gripper is already open" if s.gripper_open else None, _released),
     "go_home": (lambda s, a: None, lambda s, a: replace(s, over_object=None)),
+    "make_room": (
+        _make_room_pre,
+        lambda s, a: replace(s, hemmed=s.hemmed - {a["object"]}, over_object=None, gripper_open=True),
+    ),
 }
 """The symbolic model of each registered skill (the same preconditions as the skills' own checks)."""
 
@@ -219,7 +244,7 @@ def _articulation(name: str, summary: str, effect: Effect) -> SkillModel:
 
 
 LIBERO_SKILLS: dict[str, SkillModel] = {
-    **{name: model for name, model in ROBOSUITE_SKILLS.items() if name != "go_home"},
+    **{name: model for name, model in ROBOSUITE_SKILLS.items() if name not in ("go_home", "make_room")},
     "open": _articulation("open", "open a drawer, door or microwave", _opened),
     "close": _articulation("close", "close a drawer, door or microwave", _closed),
     "turn_on": _articulation(

@@ -1,10 +1,11 @@
 """Manipulation leaves: start an episode, look, run skills, check facts, finish the episode.
 
 Each skill leaf (``manipulation.approach``, ``.grasp``, ``.lift``, ``.move_to_region``, ``.place``,
-``.release``, ``.go_home``) is a stateful action: it checks the skill's preconditions when it starts
-(a failed one sends nothing to the simulator), then sends one control step per tick and returns
-RUNNING until the skill's postconditions are checked; halting it stops the arm. Its ``result`` is a
-:class:`~treebrain.manipulation.skills.SkillResult`, and every result goes into the episode log.
+``.release``, ``.go_home``, ``.make_room``) is a stateful action: it checks the skill's preconditions
+when it starts (a failed one sends nothing to the simulator), then sends one control step per tick
+and returns RUNNING until the skill's postconditions are checked; halting it stops the arm. Its
+``result`` is a :class:`~treebrain.manipulation.skills.SkillResult`, and every result goes into the
+episode log.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from treebrain.manipulation.goals import judge_goal, placing_goal
 from treebrain.manipulation.grounding import Grounding
 from treebrain.manipulation.planning import validate_plan
 from treebrain.manipulation.recovery import Failure, RecoveryRecord
-from treebrain.manipulation.skills import SKILLS, Skill, SkillResult, SkillRun
+from treebrain.manipulation.skills import SKILLS, Skill, SkillResult, SkillRun, hemmed
 from treebrain.manipulation.symbolic import Scene
 from treebrain.manipulation.world import WorldState, doubt
 from treebrain.robots.manipulator.observation import ManipulatorObservation
@@ -45,11 +46,15 @@ WORLD = Port("ManipulationWorld", "the symbolic world state now", required=False
 
 
 def scene_of(service: ManipulationService) -> Scene:
-    """What a planner sees now: the world state's objects and what holds, the task's regions."""
-    _, world = service.look()
+    """What a planner sees now: the world state's objects and what holds, the task's regions, the
+    objects hemmed in by a neighbour."""
+    observation, world = service.look()
     task = service.task
     return Scene.from_world(
-        world, {name: region.description for name, region in task.regions.items()}, task.footprints()
+        world,
+        {name: region.description for name, region in task.regions.items()},
+        task.footprints(),
+        hemmed(observation, world, service.skill_context(1)),
     )
 
 
