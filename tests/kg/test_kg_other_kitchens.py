@@ -431,11 +431,40 @@ PART_12_PLACES = {
 }
 
 
-LATER_PLACES = {**PART_10_PLACES, **PART_11_PLACES, **PART_12_PLACES}
+PART_13_PLACES = {
+    "a sauce stirred with no place while a plate is held is on that plate": (
+        ("take plate", "take spoon", "stir sauce"),
+        "sauce",
+        ["likely in plate (food_plate_1)"],
+    ),
+    "a mixture stirred with no place is in the bowl of the eggs stirred before it": (
+        ("put bowl on counter", "put eggs in bowl", "take spoon", "stir eggs", "stir cake mixture"),
+        "cake mixture",
+        ["likely in bowl (food_bowl_1) at counter (zone_counter_1)"],
+    ),
+    "chips turned with no pan lie on the tray handled last, and go into the oven with it": (
+        ("take tray", "put tray on counter", "take tongs", "turn chips", "take tray", "put tray in oven"),
+        "chips",
+        ["likely in tray (food_tray_1) at oven (zone_oven_1)"],
+    ),
+    "rice stirred with a pan on the hob is still in the pan": (
+        ("take bowl", "put bowl on counter", "take pan", "put pan on hob", "turn on hob", "stir rice"),
+        "rice",
+        ["likely in pan (food_pan_1) at hob (zone_hob_1)"],
+    ),
+    "rice stirred where a narration put it stays there": (
+        ("take bowl", "put bowl on counter", "take rice", "put rice on plate", "stir rice"),
+        "rice",
+        ["in plate (food_plate_1)"],
+    ),
+}
+
+
+LATER_PLACES = {**PART_10_PLACES, **PART_11_PLACES, **PART_12_PLACES, **PART_13_PLACES}
 
 
 @pytest.mark.parametrize("case", LATER_PLACES)
-def test_where_things_are_by_the_rules_of_parts_10_to_12(
+def test_where_things_are_by_the_rules_of_parts_10_to_13(
     kitchen: KitchenConfig, tmp_path: Path, case: str
 ) -> None:
     lines, name, places = LATER_PLACES[case]

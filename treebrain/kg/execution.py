@@ -39,6 +39,10 @@ from treebrain.kg.names import head_noun, normalise_phrase, said_name
 from treebrain.kg.places import PlaceResolver, names_place
 from treebrain.kg.vocabulary import Vocabulary
 
+# How many of the things seen last are searched for the food stirred lately (few: one dish is worked
+# at a time, and the scan runs only for food worked with no place and no pan).
+_WORKED_LATELY = 5
+
 
 def apply_update(
     kg: KitchenGraph, update: KgUpdate, narration: Narration, vocabulary: Vocabulary
@@ -180,7 +184,7 @@ def _move(
             "likely",
         )
     elif destination is None and _cooked_unplaced(kg, food_id, update, places.vocabulary):
-        pan = cooking_pan(kg, places.vocabulary, food_id)
+        pan = cooking_pan(kg, places.vocabulary, food_id) or _mixed_in(kg, food_id, update, places.vocabulary)
         if pan is not None:
             _put(kg, food_id, pan, warnings, "likely")
     elif update.update_type is UpdateType.PLACE or (
@@ -260,6 +264,42 @@ def _cooked_unplaced(kg: KitchenGraph, food_id: str, update: KgUpdate, vocabular
         return True
     guessed = kg.place_certainty(food_id) == "likely" and kg.has_zone(location)
     return guessed and kg.zone_view(location).name in vocabulary.work_zones
+
+
+def _mixed_in(kg: KitchenGraph, food_id: str, update: KgUpdate, vocabulary: Vocabulary) -> str | None:
+    """Where food stirred, mixed or turned with no place of its own and no pan held or on the hob
+    lies: one works it in a bowl, plate or tray as in a pan, so in the container held ("take plate,
+    stir sauce"), else the one holding the food stirred lately, else the one handled last ("put tray,
+    turn chips"). None for a thing already somewhere."""
+    if kg.location_of(food_id) is not None:
+        return None
+    held = [
+        other
+        for other in kg.hands().values()
+        if other != food_id and head_noun(kg.view(other, 0).name) in vocabulary.containers
+    ]
+    if held:
+        return held[0]
+    return _holding_worked_food(kg, vocabulary, food_id) or last_container(kg, vocabulary, food_id)
+
+
+def _holding_worked_food(kg: KitchenGraph, vocabulary: Vocabulary, food_id: str) -> str | None:
+    """The object holding the food stirred or mixed lately ("pour eggs into large bowl, stir eggs into
+    mixture, stir lemon curd mixture"): the mixture is in that bowl. None without one."""
+    for other in kg.newest_foods(_WORKED_LATELY):
+        view = kg.view(other)
+        if other == food_id or not any(
+            _works_food(interaction.action, vocabulary) for interaction in view.recent
+        ):
+            continue
+        return view.location_id if view.location_id is not None and kg.has_food(view.location_id) else None
+    return None
+
+
+def _works_food(action: str, vocabulary: Vocabulary) -> bool:
+    """Whether the action is a verb done to food alone (``food_only``: stir, mix, knead)."""
+    entry = vocabulary.verbs.get(normalise_phrase(action))
+    return entry is not None and entry.food_only
 
 
 def _shift(kg: KitchenGraph, food_id: str, places: PlaceResolver, warnings: list[str]) -> None:
