@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.manipulation.test_manipulation_development_sentences import robosuite_scene
 from treebrain.llm.schema_check import validate as schema_errors
 from treebrain.manipulation.bddl import bddl_root, load_suite
 from treebrain.manipulation.clause_forms import clauses
@@ -827,3 +828,22 @@ def test_a_colour_said_with_coloured_is_that_colour() -> None:
         "On(boxB, on_boxA)"
     ]
     assert "no black" in parse_goal_text("put the black coloured box on box A", BLOCKS, NOUNS).refusal
+
+
+@pytest.mark.parametrize(
+    ("task", "goal", "kept"),
+    [
+        ("leave the milk where it is and put the can in its compartment", ["In(Can, bin_can)"], ["Milk"]),
+        ("don't touch the can and put the milk in its compartment", ["In(Milk, bin_milk)"], ["Can"]),
+        (
+            "put the milk in its compartment; the rest stays",
+            ["In(Milk, bin_milk)"],
+            ["Bread", "Can", "Cereal"],
+        ),
+        ("put the cereal in its compartment", ["In(Cereal, bin_cereal)"], []),
+    ],
+)
+def test_what_stays_is_named_in_the_answer(task: str, goal: list[str], kept: list[str]) -> None:
+    parse = parse_goal_text(task, robosuite_scene("pickplace"), NOUNS)
+    assert parse.usable and parse.goal == goal, parse
+    assert parse.kept == kept

@@ -21,6 +21,7 @@ from treebrain.manipulation.goal_planning import (
     with_lifts,
 )
 from treebrain.manipulation.libero_planning import reference_plan
+from treebrain.manipulation.planning import validate_plan
 from treebrain.manipulation.strips import NOTHING, planning_problem, relevant_scene
 from treebrain.manipulation.symbolic import Scene, simulate
 from treebrain.manipulation.task_planner import SearchResult
@@ -207,3 +208,29 @@ def test_the_planner_makes_room_before_grasping_a_hemmed_in_object() -> None:
     assert result.status == "solved", result
     assert [step["skill"] for step in result.steps][:3] == ["make_room", "approach", "grasp"]
     assert simulate(with_lifts(result.steps, PICKPLACE), PICKPLACE)[1] is None
+
+
+def test_a_plan_that_moves_what_stays_is_refused() -> None:
+    """A grasp of a kept object, or room made by moving a kept neighbour, fails validation."""
+    kept = PICKPLACE.model_copy(update={"kept": ("Cereal",)})
+    made_room = [{"skill": "make_room", "args": {"object": "Bread"}}, *PICK_BREAD]
+    assert simulate(made_room, kept)[1] == (0, "Cereal hems Bread in but is to stay where it is")
+    pick_cereal = [
+        {"skill": "approach", "args": {"object": "Cereal"}},
+        {"skill": "grasp", "args": {"object": "Cereal"}},
+    ]
+    assert simulate(pick_cereal, kept)[1] == (1, "Cereal is to stay where it is")
+    issues = validate_plan({"steps": made_room, "refusal": ""}, kept, 20)
+    assert issues and "is to stay where it is" in str(issues[0])
+
+
+@pytest.mark.skipif(not HAS_PLANNER, reason="needs the plan extra")
+def test_the_planner_never_makes_room_by_moving_what_stays() -> None:
+    """With the carton kept the scene names nothing that hems the bread in (a kept neighbour is a
+    wall): the planner grasps it as it stands, and the plan is valid."""
+    from treebrain.manipulation.task_planner import solve
+
+    walled = PICKPLACE.model_copy(update={"kept": ("Cereal",), "hemmed": {}})
+    result = solve(planning_problem(walled, [("in", "Bread", "bin_bread")]), "pyperplan", 10)
+    assert [step["skill"] for step in result.steps][:2] == ["approach", "grasp"]
+    assert validate_plan({"steps": with_lifts(result.steps, walled), "refusal": ""}, walled, 20) == []

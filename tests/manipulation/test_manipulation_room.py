@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import replace
 
 import pytest
 
@@ -17,7 +18,15 @@ from treebrain.manipulation.grasping import (
     hand_landings,
 )
 from treebrain.manipulation.regions import BoxRegion
-from treebrain.manipulation.room import ASIDE_CLEAR_M, ASIDE_SLACK_M, Reach, aside_point, blocker
+from treebrain.manipulation.room import (
+    ASIDE_CLEAR_M,
+    ASIDE_SLACK_M,
+    ASIDE_STEPS_M,
+    ASIDE_WALL_M,
+    Reach,
+    aside_point,
+    blocker,
+)
 from treebrain.manipulation.world import ObjectState, update_world
 from treebrain.robots.manipulator.observation import ObjectObservation, Vec3
 
@@ -179,3 +188,52 @@ def test_of_two_spots_as_near_the_one_nearer_the_robot_is_taken() -> None:
     for base, side in (((-0.6, 0.0), -1.0), ((0.6, 0.0), 1.0)):
         spot = aside_point(reach(bread, world, shapes), "cereal", base)
         assert spot is not None and spot[0] * side > 0.0, (base, spot)
+
+
+def test_a_kept_neighbour_is_a_wall_never_the_one_moved() -> None:
+    """The task says the carton stays: it hems the bread in like a wall, so nothing is to be moved
+    (the grasp is the skills' best effort); an object kept elsewhere changes nothing."""
+    bread, world, shapes = hemmed_bread()
+    assert blocker(replace(reach(bread, world, shapes), kept=frozenset({"cereal"}))) is None
+    bin_ = walled((-0.07, 0.3), (-0.3, 0.3), TABLE_Z + 0.08)
+    walled_in = replace(reach(bread, world, shapes, [bin_]), kept=frozenset({"cereal"}))
+    assert blocker(walled_in) is None
+    assert blocker(replace(reach(bread, world, shapes), kept=frozenset({"milk"}))) == "cereal"
+
+
+def crowded_bin(jar_y: float, far_wall_x: float = -0.4) -> Reach:
+    """The hemmed bread with a wall close beyond the carton (+y) and on its +x side, and a jar
+    beside the carton's carry to -x (at `jar_y`): no point 3-12 cm away, straight or turned up to a
+    quarter turn, is clear of the jar and inside the walls (issue 32 part 17)."""
+    jar = on_table("jar", -0.125, jar_y, (0.015, 0.015, 0.05))
+    bread, world, shapes = hemmed_bread(jar)
+    return reach(bread, world, shapes, [walled((far_wall_x, 0.135), (-0.135, 0.135), TABLE_Z + 0.08)])
+
+
+def test_in_a_crowded_bin_the_carton_goes_past_the_jar_to_the_nearest_spot_that_leaves_room() -> None:
+    crowded = crowded_bin(0.009)
+    assert blocker(crowded) == "cereal"
+    spot = aside_point(crowded, "cereal", (-0.6, 0.0))
+    assert spot is not None
+    cereal = crowded.neighbours["cereal"]
+    assert math.dist(spot, cereal.center[:2]) > ASIDE_STEPS_M[-1]  # beyond the ring of part 13
+    there = cereal.model_copy(update={"center": (*spot, cereal.center[2])})
+    jar = crowded.neighbours["jar"]
+    gaps = [
+        abs(there.center[i] - jar.center[i]) - there.half_extents[i] - jar.half_extents[i] for i in (0, 1)
+    ]
+    assert math.hypot(*gaps) >= ASIDE_CLEAR_M - 1e-9 and min(gaps) > 0.0
+    assert crowded.walls[0].inside_by(there.center) - there.half_extents[0] >= ASIDE_WALL_M
+    assert spot[0] == pytest.approx(-0.2075)  # the nearest: the jar's clearance, then the grid
+    for stop in (spot[0], spot[0] + ASIDE_SLACK_M):  # room there and short of there
+        moved = cereal.model_copy(update={"center": (stop, spot[1], cereal.center[2])})
+        assert replace(crowded, neighbours={**crowded.neighbours, "cereal": moved}).has_room()
+
+
+def test_a_bin_ending_at_the_jar_has_no_spot() -> None:
+    assert aside_point(crowded_bin(0.009, far_wall_x=-0.25), "cereal") is None
+
+
+def test_a_spot_past_a_jar_in_the_carry_s_way_is_not_taken() -> None:
+    """The carton is lifted a little only: carried straight into the jar, it would push it over."""
+    assert aside_point(crowded_bin(0.05), "cereal") is None

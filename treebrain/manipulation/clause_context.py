@@ -20,5 +20,7 @@ class Reading:
     roles: list[GoalRole] = field(default_factory=list)
     kept: set[str] = field(default_factory=set)
     """Objects the task says stay where they are."""
+    rest_kept: bool = False
+    """The task says the rest stays ("the rest stays"): every object it does not move."""
     forbidden: list[str] = field(default_factory=list)
     """Clauses that say what not to do ("don't put the milk in the bin")."""

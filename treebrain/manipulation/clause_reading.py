@@ -60,6 +60,8 @@ from treebrain.manipulation.placing_reading import read_placing
 from treebrain.manipulation.symbolic import Scene
 
 _ALL = frozenset({"anything", "everything", "all", "cubes", "objects", "things", "items"})
+_REST = frozenset({"rest", "others"})
+"""What stays when it is said as what the task does not move ("the rest stays", "leave the others")."""
 
 
 def read_clause(clause: str, scene: Scene, reading: Reading) -> None:
@@ -159,6 +161,10 @@ def _keep(phrase: str, scene: Scene, reading: Reading) -> None:
     """Objects said to stay where they are ("the milk", "it", "both cubes", "anything"); a single one
     is what a later "on it" means."""
     words = set(content_words(phrase))
+    if words and words <= _REST:
+        reading.rest_kept = True
+        explain(words)
+        return
     if phrase.strip() in ("it", "them") and reading.held:
         kept = [reading.held]
     elif words & _ALL or not words:  # "anything", "both cubes", "don't move"

@@ -25,6 +25,9 @@ class GoalParse(BaseModel):
     task: str
     goal: list[str] = []
     roles: list[GoalRole] = []
+    kept: list[str] = []
+    """Objects the words say stay where they are ("leave the milk where it is"): nothing may move
+    them, not even to make room."""
     question: str = ""
     refusal: str = ""
 

@@ -124,7 +124,7 @@ def parse_goal_text(task: str, scene: Scene, nouns: Collection[str] = ()) -> Goa
     two_places = _in_two_places(reading.roles)
     if two_places:
         return GoalParse(task=task, refusal=two_places)
-    moved = sorted(reading.kept & {predicate_arguments(role.predicate)[0] for role in reading.roles})
+    moved = sorted(reading.kept & _moved(reading.roles))
     if moved:
         return GoalParse(task=task, refusal=f"{moved[0]} is to stay where it is, but the task moves it")
     left = unexplained(_modifiers_read(words_of(said), used, nouns), used, GRAMMAR)
@@ -139,7 +139,8 @@ def parse_goal_text(task: str, scene: Scene, nouns: Collection[str] = ()) -> Goa
     goal: dict[str, str] = {}
     for role in reading.roles:
         goal.setdefault(role.predicate.replace("On(", "In(", 1), role.predicate)
-    return GoalParse(task=task, goal=list(goal.values()), roles=reading.roles)
+    kept = set(scene.objects) - _moved(reading.roles) if reading.rest_kept else reading.kept
+    return GoalParse(task=task, goal=list(goal.values()), roles=reading.roles, kept=sorted(kept))
 
 
 def _modifiers_read(words: list[str], used: set[str], nouns: Collection[str]) -> list[str]:
@@ -150,6 +151,11 @@ def _modifiers_read(words: list[str], used: set[str], nouns: Collection[str]) ->
         for word, after in zip(words, [*words[1:], ""], strict=True)
         if not (word in nouns and after in used)
     ]
+
+
+def _moved(roles: Sequence[GoalRole]) -> set[str]:
+    """What the goal's predicates act on (their first argument)."""
+    return {predicate_arguments(role.predicate)[0] for role in roles}
 
 
 def _placings(roles: Sequence[GoalRole]) -> list[tuple[str, str]]:

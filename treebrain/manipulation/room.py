@@ -6,14 +6,16 @@ beside a carton taller than the hand's underside at the grip, every line can end
 or push it over, and the fingers close on nothing. Moving that carton a few centimetres (picked up,
 stood down again in the same bin) frees a line. A bin's wall cannot be moved: a line that would
 bring the hand down on a wall is never the one freed, and an object whose every line has a wall or
-two objects under the hand is left as it was (its grasp is the skills' best effort, as before).
+two objects under the hand is left as it was (its grasp is the skills' best effort, as before). An
+object the task says stays where it is ("leave the milk where it is") is a wall here: never moved.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
+from itertools import groupby
 
 from treebrain.manipulation.grasping import HAND_ABOVE_GRIP_M, WALL, hand_landings
 from treebrain.manipulation.regions import BoxRegion
@@ -34,12 +36,20 @@ ASIDE_WALL_M = 0.015
 ASIDE_SLACK_M = 0.015
 """The moved blocker must leave room even this much short of its spot (a carried carton stands
 down a centimetre or two from where it was aimed)."""
+ASIDE_GRID_M = 0.01
+"""When no spot of the ring serves, the points of the blocker's whole bin this far apart are tried."""
+ASIDE_WAY_M = 0.005
+"""... nearest first, and only those the blocker is carried to without passing nearer than this
+to an object (it is lifted a little only, and the bin's others stand taller)."""
+ASIDE_WAY_STEP_M = 0.005
+"""How finely that carry is followed."""
 
 
 @dataclass(frozen=True)
 class Reach:
     """What the hand comes down among to grasp `target`: its neighbours (their shapes, for turned
-    footprints), the bins' walls, the gripper's opening and the grip height."""
+    footprints), the bins' walls, the gripper's opening and the grip height; `kept` are neighbours
+    the task says stay where they are (never moved, like a wall)."""
 
     target: ObjectObservation
     neighbours: Mapping[str, ObjectState]
@@ -47,6 +57,7 @@ class Reach:
     walls: Sequence[BoxRegion]
     max_opening_m: float
     grip_height: float
+    kept: frozenset[str] = frozenset()
 
     def in_the_way(self) -> list[tuple[str, ...]]:
         """Per grasp line, best first: what the hand would come down on and stop too high for the
@@ -64,12 +75,14 @@ class Reach:
 
 def blocker(reach: Reach) -> str | None:
     """The neighbour to move so that the target can be grasped: None when some line's hand comes
-    down on nothing in its way, or when no line's hand comes down on one object alone (two
-    objects, or a wall, which cannot be moved); else the one object of the best such line."""
+    down on nothing in its way, or when no line's hand comes down on one object alone that may be
+    moved (two objects, a wall or a kept object, which cannot be moved); else the one object of the
+    best such line."""
     lines = reach.in_the_way()
     if not lines or any(not things for things in lines):
         return None
-    return next((things[0] for things in lines if len(things) == 1 and things[0] != WALL), None)
+    fixed = reach.kept | {WALL}
+    return next((things[0] for things in lines if len(things) == 1 and things[0] not in fixed), None)
 
 
 def aside_point(
@@ -79,32 +92,104 @@ def aside_point(
     on no object, also when it stands `ASIDE_SLACK_M` short of it: the nearest of points straight
     away from the target or turned from there up to a quarter turn either way, of two as near the
     one nearer the robot's `base` (an arm stretched to the far corner of a bin ends in a posture
-    it does not come back from), its footprint `ASIDE_CLEAR_M` from every other object and
-    `ASIDE_WALL_M` inside the walls of the box that holds it. None: no such point."""
+    it does not come back from); when none of those serves (a crowded bin, a wall on the free
+    side), the nearest point of the whole bin on an `ASIDE_GRID_M` grid that it is carried to
+    straight past every other object (:func:`_clear_way`). Its footprint keeps
+    `ASIDE_CLEAR_M` from every other object and `ASIDE_WALL_M` inside the walls of the box that
+    holds it. None: no such point."""
     state = reach.neighbours[moved]
-    target = reach.target.position
-    away = math.atan2(state.center[1] - target[1], state.center[0] - target[0])
     box = next((wall for wall in reach.walls if wall.inside_by(state.center) > 0.0), None)
-    others = [other for name, other in reach.neighbours.items() if name != moved]
+    ring = (shift for shifts in _ring_shifts(reach, moved, base) for shift in shifts)
+    found = next((shift for shift in ring if _serves(reach, moved, box, shift)), None)
+    if found is None and box is not None:
+        grid = (shift for shifts in _grid_shifts(state, box, base) for shift in shifts)
+        found = next(
+            (
+                shift
+                for shift in grid
+                if _clear_way(reach, moved, shift) and _serves(reach, moved, box, shift)
+            ),
+            None,
+        )
+    return None if found is None else (state.center[0] + found[0], state.center[1] + found[1])
+
+
+def _ring_shifts(
+    reach: Reach, moved: str, base: tuple[float, float] | None
+) -> Iterator[list[tuple[float, float]]]:
+    """Shifts of `moved` `ASIDE_STEPS_M` away along `ASIDE_TURNS_DEG`, as near ones together."""
+    center = reach.neighbours[moved].center
+    target = reach.target.position
+    away = math.atan2(center[1] - target[1], center[0] - target[0])
     for distance in ASIDE_STEPS_M:
-        shifts = [
-            (distance * math.cos(away + math.radians(turn)), distance * math.sin(away + math.radians(turn)))
-            for turn in ASIDE_TURNS_DEG
-        ]
-        if base is not None:
-            shifts.sort(
-                key=lambda shift: math.dist(base, (state.center[0] + shift[0], state.center[1] + shift[1]))
-            )
-        for shift in shifts:
-            there = _shifted(state, shift)
-            if box is not None and _inside_by(box, there) < ASIDE_WALL_M:
-                continue
-            if any(_gap(there, other) < ASIDE_CLEAR_M for other in others):
-                continue
-            short = (distance - ASIDE_SLACK_M) / distance
-            if all(_room_with(reach, moved, (shift[0] * part, shift[1] * part)) for part in (1.0, short)):
-                return (there.center[0], there.center[1])
-    return None
+        turns = [away + math.radians(turn) for turn in ASIDE_TURNS_DEG]
+        yield _robot_first(
+            [(distance * math.cos(turn), distance * math.sin(turn)) for turn in turns], center, base
+        )
+
+
+def _grid_shifts(
+    state: ObjectState, box: BoxRegion, base: tuple[float, float] | None
+) -> Iterator[list[tuple[float, float]]]:
+    """Shifts of `state` to every point of `box`'s `ASIDE_GRID_M` grid, as near ones together."""
+    center = state.center
+    grid = [
+        (x - center[0], y - center[1])
+        for x in _steps(box.x.min, box.x.max)
+        for y in _steps(box.y.min, box.y.max)
+    ]
+    grid.sort(key=_millimetres)
+    for _, group in groupby(grid, key=_millimetres):
+        yield _robot_first(list(group), center, base)
+
+
+def _millimetres(shift: tuple[float, float]) -> int:
+    """A shift's length to the millimetre (shifts as long are tried robot side first)."""
+    return round(math.hypot(*shift) * 1000)
+
+
+def _robot_first(
+    shifts: list[tuple[float, float]], center: Sequence[float], base: tuple[float, float] | None
+) -> list[tuple[float, float]]:
+    """`shifts` (all as far), the one leaving `center` nearer the robot's `base` first."""
+    if base is not None:
+        shifts.sort(key=lambda shift: math.dist(base, (center[0] + shift[0], center[1] + shift[1])))
+    return shifts
+
+
+def _clear_way(reach: Reach, moved: str, shift: tuple[float, float]) -> bool:
+    """Whether `moved`, carried straight by `shift` (lifted only a little), comes no nearer than
+    `ASIDE_WAY_M` to any object it is not already nearer to: a long carry passes nothing by."""
+    state = reach.neighbours[moved]
+    steps = max(1, math.ceil(math.hypot(*shift) / ASIDE_WAY_STEP_M))
+    for name, other in reach.neighbours.items():
+        if name == moved:
+            continue
+        least = min(_gap(state, other), ASIDE_WAY_M)
+        way = (_shifted(state, (shift[0] * k / steps, shift[1] * k / steps)) for k in range(1, steps + 1))
+        if any(_gap(there, other) < least for there in way):
+            return False
+    return True
+
+
+def _steps(low: float, high: float) -> list[float]:
+    """Points `ASIDE_GRID_M` apart across [low, high], centred."""
+    count = int((high - low) / ASIDE_GRID_M)
+    start = (low + high - count * ASIDE_GRID_M) / 2
+    return [start + index * ASIDE_GRID_M for index in range(count + 1)]
+
+
+def _serves(reach: Reach, moved: str, box: BoxRegion | None, shift: tuple[float, float]) -> bool:
+    """Whether `moved` stood `shift` away keeps inside its box and clear of every other object, and
+    leaves the target room there and `ASIDE_SLACK_M` short of there."""
+    there = _shifted(reach.neighbours[moved], shift)
+    if box is not None and _inside_by(box, there) < ASIDE_WALL_M:
+        return False
+    if any(_gap(there, other) < ASIDE_CLEAR_M for name, other in reach.neighbours.items() if name != moved):
+        return False
+    distance = math.hypot(*shift)
+    short = max(distance - ASIDE_SLACK_M, 0.0) / max(distance, ASIDE_SLACK_M)
+    return all(_room_with(reach, moved, (shift[0] * part, shift[1] * part)) for part in (1.0, short))
 
 
 def _room_with(reach: Reach, moved: str, shift: tuple[float, float]) -> bool:

@@ -89,12 +89,14 @@ class SkillResult(BaseModel):
 
 @dataclass
 class SkillContext:
-    """What a running skill may consult besides the scene: the task, settings and its attempt."""
+    """What a running skill may consult besides the scene: the task, settings and its attempt, and
+    the objects the task says stay where they are (``make_room`` never moves them)."""
 
     task: TaskSpec
     settings: SkillSettings
     controller: CartesianController
     attempt: int = 1
+    kept: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -370,6 +372,7 @@ def _reach(observation: ManipulatorObservation, world: WorldState, name: str, co
         walls=_walls(context),
         max_opening_m=context.settings.max_opening_m,
         grip_height=_grip_height(world.objects[name], context.settings),
+        kept=context.kept,
     )
 
 
@@ -384,7 +387,7 @@ def _blocker(
 
 def hemmed(observation: ManipulatorObservation, world: WorldState, context: SkillContext) -> dict[str, str]:
     """Each object the hand cannot get down to without coming down on a neighbour that could be
-    moved aside, and that neighbour (what a planner must make room around first)."""
+    moved aside (none the task says stays), and that neighbour (what a planner must make room around first)."""
     found = {name: _blocker(observation, world, name, context) for name in sorted(world.objects)}
     return {name: moved for name, moved in found.items() if moved is not None}
 

@@ -10,7 +10,7 @@ symbolic executor runs.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -50,6 +50,9 @@ class Scene(BaseModel):
     hemmed: dict[str, str] = {}
     """Objects the hand cannot get down to without coming down on a neighbour, and that neighbour
     (:func:`treebrain.manipulation.skills.hemmed`): ``make_room`` first."""
+    kept: tuple[str, ...] = ()
+    """Objects the task says stay where they are: no step may move them (grasp them, or make room
+    by moving them)."""
 
     @classmethod
     def from_world(
@@ -58,6 +61,7 @@ class Scene(BaseModel):
         regions: Mapping[str, str],
         footprints: Mapping[str, Footprint] | None = None,
         hemmed: Mapping[str, str] | None = None,
+        kept: Collection[str] = (),
     ) -> Scene:
         """The scene of a world state; `regions` maps the task's regions to their descriptions."""
         return cls(
@@ -76,6 +80,7 @@ class Scene(BaseModel):
             inside=dict(world.inside),
             gripper_open=world.gripper_open,
             hemmed=dict(hemmed or {}),
+            kept=tuple(sorted(kept)),
         )
 
     def names(self, kind: str) -> tuple[str, ...]:
@@ -91,6 +96,8 @@ class Scene(BaseModel):
         }
         if self.hemmed:
             described["hemmed_in_by"] = dict(sorted(self.hemmed.items()))
+        if self.kept:
+            described["stays_where_it_is"] = list(self.kept)
         if self.fixtures:
             described |= {
                 "fixtures": list(self.fixtures),
@@ -117,6 +124,9 @@ class SymbolicState:
     closed: frozenset[str] = frozenset()
     switched_on: frozenset[str] = frozenset()
     hemmed: frozenset[str] = frozenset()
+    kept: frozenset[str] = frozenset()
+    hemmed_by: Mapping[str, str] = field(default_factory=dict)
+    """What hems each hemmed-in object in (``make_room`` would move it)."""
 
     @classmethod
     def of(cls, scene: Scene) -> SymbolicState:
@@ -128,6 +138,8 @@ class SymbolicState:
             closed=frozenset(scene.closed),
             switched_on=frozenset(scene.switched_on),
             hemmed=frozenset(scene.hemmed),
+            kept=frozenset(scene.kept),
+            hemmed_by=dict(scene.hemmed),
         )
 
 
@@ -148,6 +160,8 @@ def _grasp_pre(state: SymbolicState, args: Mapping[str, str]) -> str | None:
         return f"already holding {state.holding}"
     if state.over_object != args["object"]:
         return f"the gripper is not over {args['object']} (approach it first)"
+    if args["object"] in state.kept:
+        return f"{args['object']} is to stay where it is"
     if args["object"] in state.hemmed:
         return f"{args['object']} is hemmed in (make_room first)"
     return None if state.gripper_open else "the gripper is not open"
@@ -156,7 +170,14 @@ def _grasp_pre(state: SymbolicState, args: Mapping[str, str]) -> str | None:
 def _make_room_pre(state: SymbolicState, args: Mapping[str, str]) -> str | None:
     if state.holding is not None:
         return f"already holding {state.holding}"
-    return None if args["object"] in state.hemmed else f"nothing hems {args['object']} in"
+    if args["object"] not in state.hemmed:
+        return f"nothing hems {args['object']} in"
+    neighbour = state.hemmed_by.get(args["object"], "")
+    return (
+        f"{neighbour} hems {args['object']} in but is to stay where it is"
+        if neighbour in state.kept
+        else None
+    )
 
 
 def _into_pre(state: SymbolicState, args: Mapping[str, str]) -> str | None:

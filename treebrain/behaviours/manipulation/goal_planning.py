@@ -90,7 +90,7 @@ class ParseGoal(Leaf):
 
 class GoalGrounding(Leaf):
     """The goal's placing as the episode's grounding (which object, where: what the episode is judged
-    by) and the task's words as the planner's task (a model replan would read them)."""
+    by; what stays where it is) and the task's words as the planner's task (a model replan would read them)."""
 
     type_name = "manipulation.goal_grounding"
     inputs = {"task": TASK, "parse": PARSE}
@@ -100,8 +100,9 @@ class GoalGrounding(Leaf):
     }
 
     def update(self) -> Status:
-        source, target = self.read("parse").placing()
-        self.write("grounding", Grounding(source=source, target=target))
+        parse: GoalParse = self.read("parse")
+        source, target = parse.placing()
+        self.write("grounding", Grounding(source=source, target=target, kept=parse.kept))
         self.write("planner_task", self.read("task").strip())
         self.feedback_message = f"{source} -> {target}" if source else "the goal moves nothing"
         return Status.SUCCESS

@@ -47,7 +47,7 @@ WORLD = Port("ManipulationWorld", "the symbolic world state now", required=False
 
 def scene_of(service: ManipulationService) -> Scene:
     """What a planner sees now: the world state's objects and what holds, the task's regions, the
-    objects hemmed in by a neighbour."""
+    objects hemmed in by a neighbour that may be moved, what the task says stays."""
     observation, world = service.look()
     task = service.task
     return Scene.from_world(
@@ -55,6 +55,7 @@ def scene_of(service: ManipulationService) -> Scene:
         {name: region.description for name, region in task.regions.items()},
         task.footprints(),
         hemmed(observation, world, service.skill_context(1)),
+        service.kept,
     )
 
 

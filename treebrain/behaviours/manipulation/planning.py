@@ -21,6 +21,7 @@ from treebrain.behaviours.manipulation.leaves import UsesManipulator, scene_of
 from treebrain.behaviours.manipulation.service import SECTION, ManipulationService, ManipulationSettings
 from treebrain.behaviours.ports import Port
 from treebrain.blackboard import register_type
+from treebrain.manipulation.grounding import Grounding
 from treebrain.manipulation.plan_prompt import planner_prompt
 from treebrain.manipulation.plan_record import PlanAttempt, PlanningRecord
 from treebrain.manipulation.planning import (
@@ -57,13 +58,23 @@ def max_steps(context: TreeContext) -> int:
 
 
 class SceneOf(UsesManipulator, Leaf):
-    """Writes the scene a planner sees: the world state's objects and what holds, the task's regions."""
+    """Writes the scene a planner sees: the world state's objects and what holds, the task's regions.
+    Given the `grounding`, what it says stays is kept for the rest of the episode first (no skill
+    moves it; the scene, its validations and repairs, never offer it to make room)."""
 
     type_name = "manipulation.scene"
+    inputs = {
+        "grounding": Port("ManipulationGrounding", "the task's grounding: what stays", required=False),
+    }
     outputs = {"scene": SCENE}
 
     def update(self) -> Status:
-        self.write("scene", scene_of(self.context.service(ManipulationService)))
+        service = self.context.service(ManipulationService)
+        if self.is_bound("grounding"):
+            grounding: Grounding = self.read("grounding")
+            service.kept = frozenset(grounding.kept)
+            self.feedback_message = f"kept: {', '.join(grounding.kept)}" if grounding.kept else "nothing kept"
+        self.write("scene", scene_of(service))
         return Status.SUCCESS
 
 

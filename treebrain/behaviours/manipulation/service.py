@@ -142,6 +142,8 @@ class ManipulationService:
         self.settings = settings
         self.controller = CartesianController(settings.controller, driver.control_period_s)
         self.world: WorldState | None = None
+        self.kept: frozenset[str] = frozenset()
+        """What the episode's task says stays where it is: no skill moves it, no scene offers it."""
         self.episode: EpisodeRecorder | None = None
         self.episode_log: EpisodeLog | None = None
         self._episode_started = 0.0
@@ -176,6 +178,7 @@ class ManipulationService:
         chosen = self.context.run.seed if self.context.run.seed is not None else seed
         observation = self.driver.reset(chosen, frames=self.context.run.frames)
         self.simulator_fault = None
+        self.kept = frozenset()
         self.world = update_world(observation, self.task.regions)
         self.controller.begin_episode(observation.gripper)
         self.episode = EpisodeRecorder(
@@ -192,7 +195,7 @@ class ManipulationService:
         return self.world
 
     def skill_context(self, attempt: int) -> SkillContext:
-        return SkillContext(self.task, self.settings.skills, self.controller, attempt)
+        return SkillContext(self.task, self.settings.skills, self.controller, attempt, self.kept)
 
     def look(self) -> tuple[ManipulatorObservation, WorldState]:
         """The scene now and the world state it shows."""
