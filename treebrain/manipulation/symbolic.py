@@ -123,10 +123,9 @@ class SymbolicState:
     opened: frozenset[str] = frozenset()
     closed: frozenset[str] = frozenset()
     switched_on: frozenset[str] = frozenset()
-    hemmed: frozenset[str] = frozenset()
+    hemmed: Mapping[str, str] = field(default_factory=dict)
+    """Each hemmed-in object and what hems it in (``make_room`` would move it)."""
     kept: frozenset[str] = frozenset()
-    hemmed_by: Mapping[str, str] = field(default_factory=dict)
-    """What hems each hemmed-in object in (``make_room`` would move it)."""
 
     @classmethod
     def of(cls, scene: Scene) -> SymbolicState:
@@ -137,9 +136,8 @@ class SymbolicState:
             opened=frozenset(scene.opened),
             closed=frozenset(scene.closed),
             switched_on=frozenset(scene.switched_on),
-            hemmed=frozenset(scene.hemmed),
+            hemmed=dict(scene.hemmed),
             kept=frozenset(scene.kept),
-            hemmed_by=dict(scene.hemmed),
         )
 
 
@@ -172,7 +170,7 @@ def _make_room_pre(state: SymbolicState, args: Mapping[str, str]) -> str | None:
         return f"already holding {state.holding}"
     if args["object"] not in state.hemmed:
         return f"nothing hems {args['object']} in"
-    neighbour = state.hemmed_by.get(args["object"], "")
+    neighbour = state.hemmed[args["object"]]
     return (
         f"{neighbour} hems {args['object']} in but is to stay where it is"
         if neighbour in state.kept
@@ -240,7 +238,12 @@ _EFFECTS: dict[str, tuple[Precondition, Effect]] = {
     "go_home": (lambda s, a: None, lambda s, a: replace(s, over_object=None)),
     "make_room": (
         _make_room_pre,
-        lambda s, a: replace(s, hemmed=s.hemmed - {a["object"]}, over_object=None, gripper_open=True),
+        lambda s, a: replace(
+            s,
+            hemmed={name: other for name, other in s.hemmed.items() if name != a["object"]},
+            over_object=None,
+            gripper_open=True,
+        ),
     ),
 }
 """The symbolic model of each registered skill (the same preconditions as the skills' own checks)."""
