@@ -18,12 +18,16 @@ stirred whose place was never said is in the pan held or on the hob.
 from __future__ import annotations
 
 from treebrain.kg.graph import KitchenGraph
-from treebrain.kg.names import head_noun
+from treebrain.kg.models import Interaction, OutcomeKind
+from treebrain.kg.names import head_noun, words
 from treebrain.kg.retrieval import CLOSED_STATE, OPEN_STATE
 from treebrain.kg.vocabulary import Vocabulary
 
 ON_STATE = "on"
 OFF_STATE = "off"
+# How many of the things seen last are searched for a washed thing put by name (a washing-up run
+# puts one thing at a time; the scan runs only for a bare put of a thing just washed).
+_WASHED_LATELY = 4
 
 
 def open_receptacle(kg: KitchenGraph, vocabulary: Vocabulary, now: float, since: float) -> str | None:
@@ -66,6 +70,47 @@ def unsaid_place(
     hob = lit_hob(kg, vocabulary) if head_noun(name) in vocabulary.cookware else None
     receptacle = open_receptacle(kg, vocabulary, now, float("-inf")) if put else None
     return hob or receptacle or kg.work_zone() or vocabulary.work_surface
+
+
+def drying_place(kg: KitchenGraph, vocabulary: Vocabulary, put: str) -> str | None:
+    """Where a thing just washed or rinsed (``washes``), put down with no place said, most likely
+    goes: where the thing washed before it was put by a narration naming it and the place ("rinse
+    knife, put knife onto rack, rinse fork, put fork": the rack), when that is no place one works at
+    (the sink, the counter) and no container (food rinsed, then put into the pot). None when the
+    thing was not washed last or no washed thing was put so lately."""
+    latest = kg.view(put, 1).recent
+    if not latest or not _washes(vocabulary, latest[-1].action):
+        return None
+    for other in kg.newest_foods(_WASHED_LATELY):
+        history = kg.view(other, 2).recent
+        if other == put or len(history) < 2 or not _washes(vocabulary, history[-2].action):
+            continue
+        place = kg.location_of(other)
+        if _put_by_name(kg, other, history[-1]) and place is not None and _dries(kg, vocabulary, place):
+            return place
+    return None
+
+
+def _put_by_name(kg: KitchenGraph, food_id: str, placed: Interaction) -> bool:
+    """Whether the interaction put the thing at a place its narration named, naming the thing too
+    ("put knife onto rack"; not "move tap" read as a put of the mug held)."""
+    said = placed.outcome is OutcomeKind.PLACE and bool(placed.location_context)
+    head = kg.names.head(kg.view(food_id, 0).name)
+    named = any(kg.names.head(word) == head for word in words(placed.narration))
+    return said and named and kg.place_certainty(food_id) == "sure"
+
+
+def _washes(vocabulary: Vocabulary, action: str) -> bool:
+    entry = vocabulary.verb_entry(action)
+    return entry is not None and entry.washes
+
+
+def _dries(kg: KitchenGraph, vocabulary: Vocabulary, place: str) -> bool:
+    """Whether washed things may be left at the place to dry: no zone one works at (the sink, the
+    counter, the hob) and no container (a pot, a bowl)."""
+    if kg.has_zone(place):
+        return kg.zone_view(place).name not in vocabulary.work_zones
+    return head_noun(kg.view(place, 0).name) not in vocabulary.containers
 
 
 def held_container(kg: KitchenGraph, vocabulary: Vocabulary, put: str) -> str | None:

@@ -15,6 +15,7 @@ from treebrain.kg.context import (
     ON_STATE,
     cooking_pan,
     cooking_zone,
+    drying_place,
     held_container,
     last_container,
     lit_hob,
@@ -35,7 +36,7 @@ from treebrain.kg.models import (
     PlaceCertainty,
     UpdateType,
 )
-from treebrain.kg.names import head_noun, normalise_phrase, said_name
+from treebrain.kg.names import head_noun, said_name
 from treebrain.kg.places import PlaceResolver, names_place
 from treebrain.kg.vocabulary import Vocabulary
 
@@ -191,7 +192,7 @@ def _move(
         destination is not None and destination.kind == "unknown"
     ):
         if kg.hand_of(food_id) is None and kg.location_of(food_id) is not None:
-            _shift(kg, food_id, places, warnings)
+            _shift(kg, food_id, places, warnings, drying=not _puts_away(update, places.vocabulary))
         else:
             _put(kg, food_id, _put_down(kg, food_id, update, places), warnings, "likely")
 
@@ -199,24 +200,32 @@ def _move(
 def _put_down(kg: KitchenGraph, food_id: str, update: KgUpdate, places: PlaceResolver) -> str:
     """Where a held thing put with no place goes: put away ("put away measuring jug"), into the place
     things are kept it came from, else the one open, else the one opened last
-    (context.storage_place); else where a bare put goes."""
+    (context.storage_place); else where a bare put goes (for a thing just washed and not put away,
+    where the thing washed before it was put: context.drying_place)."""
     vocabulary = places.vocabulary
-    entry = vocabulary.verbs.get(normalise_phrase(update.action))
-    kept = (
-        storage_place(kg, vocabulary, food_id, places.seen_at) if entry is not None and entry.stores else None
-    )
-    return kept or _set_down(kg, food_id, places, put=True)
+    stores = _puts_away(update, vocabulary)
+    kept = storage_place(kg, vocabulary, food_id, places.seen_at) if stores else None
+    return kept or _set_down(kg, food_id, places, put=True, drying=not stores)
 
 
-def _set_down(kg: KitchenGraph, food_id: str, places: PlaceResolver, put: bool) -> str:
+def _puts_away(update: KgUpdate, vocabulary: Vocabulary) -> bool:
+    """Whether the update's verb puts its object into storage (``stores``: put away)."""
+    entry = vocabulary.verb_entry(update.action)
+    return entry is not None and entry.stores
+
+
+def _set_down(kg: KitchenGraph, food_id: str, places: PlaceResolver, put: bool, drying: bool = False) -> str:
     """The place a held thing put down without one (`put`: a narrated bare put; else set down unsaid
     to free a hand) most likely goes: with no receptacle open, into a bowl or box held in the other
-    hand (context.held_container), else context.unsaid_place."""
+    hand (context.held_container), with `drying` a thing just washed where the thing washed before
+    it was put (context.drying_place), else context.unsaid_place."""
     vocabulary = places.vocabulary
     if put and open_receptacle(kg, vocabulary, places.seen_at, float("-inf")) is None:
-        container = held_container(kg, vocabulary, food_id)
-        if container is not None:
-            return container
+        place = held_container(kg, vocabulary, food_id)
+        if place is None and drying:
+            place = drying_place(kg, vocabulary, food_id)
+        if place is not None:
+            return place
     name = kg.view(food_id, 0).name
     return places.place(unsaid_place(kg, vocabulary, places.seen_at, name, put))
 
@@ -224,7 +233,7 @@ def _set_down(kg: KitchenGraph, food_id: str, places: PlaceResolver, put: bool) 
 def _poured_with(kg: KitchenGraph, food_id: str, update: KgUpdate, vocabulary: Vocabulary) -> list[str]:
     """The other things of the same name in the container a pouring verb empties a thing out of
     ("empty egg on plate" with two eggs cracked into the pan): poured out, they all go."""
-    entry = vocabulary.verbs.get(normalise_phrase(update.action))
+    entry = vocabulary.verb_entry(update.action)
     container = kg.location_of(food_id)
     if entry is None or not entry.pours or container is None or not kg.has_food(container):
         return []
@@ -234,7 +243,7 @@ def _poured_with(kg: KitchenGraph, food_id: str, update: KgUpdate, vocabulary: V
 
 def _pours_unheld(kg: KitchenGraph, food_id: str, update: KgUpdate, vocabulary: Vocabulary) -> bool:
     """Whether the update pours a thing not in hand (its container is not held either), with no place."""
-    entry = vocabulary.verbs.get(normalise_phrase(update.action))
+    entry = vocabulary.verb_entry(update.action)
     return entry is not None and entry.pours and kg.hand_of(food_id) is None
 
 
@@ -242,7 +251,7 @@ def _washed_from_guess(kg: KitchenGraph, food_id: str, update: KgUpdate, vocabul
     """Whether a washing verb is done to a thing not held that only a bare put guessed into a drawer
     or cupboard ("put down knife" while a drawer stood open, then "wash knife"): it is being washed
     where one works, not lying in there."""
-    entry = vocabulary.verbs.get(normalise_phrase(update.action))
+    entry = vocabulary.verb_entry(update.action)
     location = kg.location_of(food_id)
     if entry is None or not entry.washes or kg.hand_of(food_id) is not None or location is None:
         return False
@@ -254,7 +263,7 @@ def _washed_from_guess(kg: KitchenGraph, food_id: str, update: KgUpdate, vocabul
 def _cooked_unplaced(kg: KitchenGraph, food_id: str, update: KgUpdate, vocabulary: Vocabulary) -> bool:
     """Whether a cooking verb ("flip omelette", "turn chicken") is done to a thing not held whose place
     was never said: at no place, or guessed onto the counter or hob by a bare put ("put chicken")."""
-    entry = vocabulary.verbs.get(normalise_phrase(update.action))
+    entry = vocabulary.verb_entry(update.action)
     if entry is None or not entry.cooks or kg.hand_of(food_id) is not None:
         return False
     if head_noun(kg.view(food_id, 0).name) in vocabulary.cookware:
@@ -289,30 +298,28 @@ def _holding_worked_food(kg: KitchenGraph, vocabulary: Vocabulary, food_id: str)
     for other in kg.newest_foods(_WORKED_LATELY):
         view = kg.view(other)
         if other == food_id or not any(
-            _works_food(interaction.action, vocabulary) for interaction in view.recent
+            vocabulary.works_food_only(interaction.action) for interaction in view.recent
         ):
             continue
         return view.location_id if view.location_id is not None and kg.has_food(view.location_id) else None
     return None
 
 
-def _works_food(action: str, vocabulary: Vocabulary) -> bool:
-    """Whether the action is a verb done to food alone (``food_only``: stir, mix, knead)."""
-    entry = vocabulary.verbs.get(normalise_phrase(action))
-    return entry is not None and entry.food_only
-
-
-def _shift(kg: KitchenGraph, food_id: str, places: PlaceResolver, warnings: list[str]) -> None:
+def _shift(kg: KitchenGraph, food_id: str, places: PlaceResolver, warnings: list[str], drying: bool) -> None:
     """A bare put of a thing not in hand ("place pan" on the hob): into a receptacle opened since it
     was last handled, else it stays where it is (never to an unknown place); a thing already in a
-    receptacle stays there ("move pan" on the hob while a drawer stands open for the lighter)."""
+    receptacle stays there ("move pan" on the hob while a drawer stands open for the lighter). With
+    `drying` (not put away), a thing just rinsed where it lay ("rinse fork, put fork") goes where the
+    thing washed before it was put (context.drying_place)."""
     vocabulary = places.vocabulary
     zone_id = kg.zone_of(food_id)
     if zone_id is not None and _kept_in(kg, food_id, kg.zone_view(zone_id).name, vocabulary):
         return
-    receptacle = open_receptacle(kg, vocabulary, places.seen_at, kg.last_seen(food_id))
-    if receptacle is not None:
-        _put(kg, food_id, receptacle, warnings, "likely")
+    place = open_receptacle(kg, vocabulary, places.seen_at, kg.last_seen(food_id))
+    if place is None and drying:
+        place = drying_place(kg, vocabulary, food_id)
+    if place is not None:
+        _put(kg, food_id, place, warnings, "likely")
 
 
 def _kept_in(kg: KitchenGraph, food_id: str, zone: str, vocabulary: Vocabulary) -> bool:

@@ -119,6 +119,7 @@ def extract_entities(text: str, vocabulary: Vocabulary) -> Extraction:
         general=noun in vocabulary.general_foods,
         made_of=vocabulary.made_of.get(noun, ()),
         pack_of=vocabulary.pack_of(noun),
+        group=vocabulary.groups.get(noun, frozenset()),
     )
 
 

@@ -158,7 +158,9 @@ class Extraction(Frozen):
     `general` says the object is a general noun ("food", "ingredients") that names a food known by
     its own name, not a new thing; `made_of`, for a dish ("omelette"), the foods it is made from
     (the eggs): the dish is that food, cooked, not a new thing; `pack_of`, for a pack named by its food
-    ("oats package"), that food: the oats taken earlier were the pack, when no node has its name.
+    ("oats package"), that food: the oats taken earlier were the pack, when no node has its name;
+    `group`, for a group noun ("cutlery"), the things it covers (spoon, knife, fork): a put of it
+    with such things in hand puts those things.
     """
 
     verb: str | None = None
@@ -180,6 +182,7 @@ class Extraction(Frozen):
     general: bool = False
     made_of: tuple[str, ...] = ()
     pack_of: str | None = None
+    group: frozenset[str] = frozenset()
 
 
 class Destination(Frozen):

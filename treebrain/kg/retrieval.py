@@ -105,7 +105,11 @@ def retrieve_candidates(
         others = kg.foods_similar(extraction.food, limit=limits.candidates, exclude=held_ids)
     in_hand = sorted(held_matching, key=lambda food_id: -kg.last_seen(food_id))
     chosen = (in_hand + others)[: limits.candidates]
-    unnamed = (extraction.general and not chosen) or (extraction.pours and extraction.location is None)
+    unnamed = (
+        (extraction.general and not chosen)
+        or (extraction.pours and extraction.location is None)
+        or bool(extraction.group)
+    )
     newest = kg.newest_foods(limits.candidates) if unnamed else []
     return Retrieval(
         candidates=tuple(kg.view(food_id, recent, match) for food_id in chosen),

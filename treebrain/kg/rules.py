@@ -26,7 +26,7 @@ from treebrain.kg.models import (
     OutcomeKind,
     UpdateType,
 )
-from treebrain.kg.names import head_noun, normalise_phrase, words
+from treebrain.kg.names import head_noun, normalise_phrase, singular_phrase, words
 from treebrain.kg.retrieval import Retrieval
 from treebrain.kg.vocabulary import Vocabulary
 
@@ -45,7 +45,13 @@ def decide(
 ) -> RuleDecision:
     """What the narration's words imply, and whether that is certain enough to apply without an LLM."""
     held = _held_object(extraction, retrieval, vocabulary)
-    if held is None and _names_what_is_held(extraction, retrieval, vocabulary):
+    members = _group_in_hand(extraction, retrieval, vocabulary)
+    if members:
+        # "put cutlery into drawer" with the knife and the fork in hand: both go in
+        held = members[0]
+        others = tuple(food.name for food in members[1:])
+        extraction = extraction.model_copy(update={"food": None, "food_phrase": None, "also": others})
+    elif held is None and _names_what_is_held(extraction, retrieval, vocabulary):
         # "put down ingredients" with the onion and the cheese in hand: both are put down
         held = max(retrieval.held, key=lambda food: food.last_seen)
         others = tuple(food.name for food in retrieval.held if food.food_id != held.food_id)
@@ -175,7 +181,8 @@ def _held_object(extraction: Extraction, retrieval: Retrieval, vocabulary: Vocab
     at a time ("put in oil"), else the one handled last of the others held ("put in dishwasher"; "put
     into the plate" with the plate and the washing liquid in hand: the liquid), else the thing handled
     last when it is at no known place; None when the narration names its object or is no put."""
-    if extraction.food is not None or extraction.verb_type is not UpdateType.PLACE:
+    if extraction.food is not None or extraction.verb_type is not UpdateType.PLACE or extraction.not_object:
+        # "put water in mug": the thing put is no object; what is held stays held
         return None
     if not retrieval.held:
         return retrieval.loose
@@ -185,6 +192,38 @@ def _held_object(extraction: Extraction, retrieval: Retrieval, vocabulary: Vocab
     poured = [food for food in named if vocabulary.is_portion(food.name)]
     others = [food for food in retrieval.held if food not in named]
     return (poured or sorted(others or named, key=lambda food: -food.last_seen))[0]
+
+
+def _group_in_hand(extraction: Extraction, retrieval: Retrieval, vocabulary: Vocabulary) -> list[FoodView]:
+    """What a put of a group noun ("put cutlery into drawer", ``groups`` in nouns.yaml) puts: the
+    things of that group in hand, and those just taken and set down unsaid to free a hand for the
+    next ("take knife, take fork, take cutlery": the knife), with a node of the group's own name held
+    first. Empty when there are none: the group noun is then a thing of its own."""
+    if extraction.verb_type is not UpdateType.PLACE or not extraction.group:
+        return []
+    held = [food for food in retrieval.held if _of_group(food, extraction)]
+    set_down = [
+        food
+        for food in retrieval.recent
+        if food.hand is None and _of_group(food, extraction) and _set_down_unsaid(food, vocabulary)
+    ]
+    if not held and not set_down:
+        return []
+    own = [food for food in retrieval.held if _names(vocabulary, food, extraction.food)]
+    return [*own, *held, *set_down]
+
+
+def _of_group(food: FoodView, extraction: Extraction) -> bool:
+    return singular_phrase(head_noun(food.name)) in extraction.group
+
+
+def _set_down_unsaid(food: FoodView, vocabulary: Vocabulary) -> bool:
+    """Whether the thing's latest narration took it and it is out of hand at a guessed place: it
+    was set down unsaid to free a hand."""
+    if not food.recent or food.place_certainty != "likely":
+        return False
+    entry = vocabulary.verb_entry(food.recent[-1].action)
+    return entry is not None and entry.type is UpdateType.TAKE
 
 
 def _names_what_is_held(extraction: Extraction, retrieval: Retrieval, vocabulary: Vocabulary) -> bool:
@@ -283,7 +322,7 @@ def _worked_food(retrieval: Retrieval, vocabulary: Vocabulary) -> FoodView | Non
     to food alone (``food_only``: stir, spoon, knead) was done to lately; None when there is none
     (the general noun is then a thing of its own, as "put food in plate" with nothing cooked said)."""
     for food in retrieval.recent:
-        if any(_food_only(interaction.action, vocabulary) for interaction in food.recent):
+        if any(vocabulary.works_food_only(interaction.action) for interaction in food.recent):
             return food
     return None
 
@@ -291,16 +330,35 @@ def _worked_food(retrieval: Retrieval, vocabulary: Vocabulary) -> FoodView | Non
 def _worked_in(retrieval: Retrieval, vocabulary: Vocabulary, portion: str) -> str | None:
     """With no container held, what a portion poured or sprinkled with no place goes into: the
     object holding the food worked on lately ("grind spices" in the mortar, then "sprinkle chilli
-    flakes"), else None (no portion: the pack is only said to be poured, as before)."""
-    worked = _worked_food(retrieval, vocabulary)
+    flakes"), else the one a food was put into lately (the toast just topped with garlic, the pan
+    the tomato paste went into), else None (no portion: the pack is only said to be poured)."""
+    worked = _worked_food(retrieval, vocabulary) or _food_put_in(retrieval, vocabulary)
     if worked is None or _names(vocabulary, worked, portion) or worked.location_id == worked.zone_id:
         return None
     return worked.location_name
 
 
-def _food_only(verb: str, vocabulary: Vocabulary) -> bool:
-    entry = vocabulary.verbs.get(verb)
-    return entry is not None and entry.food_only
+def _food_put_in(retrieval: Retrieval, vocabulary: Vocabulary) -> FoodView | None:
+    """The food seen last that its latest narration put or poured into or onto another object: the
+    dish being made. Not a container or tool put somewhere (a spoon left in the pan), nor a thing put
+    into a pack or onto a tool (cans into a bag, cheese back into its packet)."""
+    for food in retrieval.recent:
+        holder = food.location_name or ""
+        if food.location_id == food.zone_id or not holder or not food.recent:
+            continue
+        latest = food.recent[-1]
+        entry = vocabulary.verb_entry(latest.action)
+        put = entry is not None and (entry.type is UpdateType.PLACE or entry.pours)
+        tool = _holds_or_handles(food.name, vocabulary) or head_noun(food.name) in vocabulary.containers
+        if put and latest.location_context and not tool and not _holds_or_handles(holder, vocabulary):
+            return food
+    return None
+
+
+def _holds_or_handles(name: str, vocabulary: Vocabulary) -> bool:
+    """Whether a thing of this name is a pack, utensil, lid or sponge: it holds or handles food."""
+    head = head_noun(name)
+    return head in vocabulary.packs or head in vocabulary.utensils | vocabulary.covers | vocabulary.scrubbers
 
 
 def _named_place(extraction: Extraction) -> str | None:
@@ -310,7 +368,7 @@ def _named_place(extraction: Extraction) -> str | None:
 
 def _discards(extraction: Extraction, vocabulary: Vocabulary) -> bool:
     """Whether the narration throws its object away (a place it names, or its verb implies, discards)."""
-    entry = vocabulary.verbs.get(extraction.verb or "")
+    entry = vocabulary.verb_entry(extraction.verb or "")
     named = _named_place(extraction)
     place = named or (entry.to if entry is not None else None)
     zone = vocabulary.zone_for(place) if place is not None else None
@@ -391,7 +449,7 @@ def _cut_up(food: FoodView, vocabulary: Vocabulary) -> bool:
     if not food.recent:
         return False
     latest = food.recent[-1]
-    entry = vocabulary.verbs.get(normalise_phrase(latest.action))
+    entry = vocabulary.verb_entry(latest.action)
     return entry is not None and entry.cuts_up and latest.outcome is OutcomeKind.MODIFY_STATE
 
 
@@ -418,7 +476,7 @@ def _poured_in(food: FoodView, vocabulary: Vocabulary) -> bool:
     a put ("put yeast in cupboard", "put detergent") is about its pack."""
     if food.hand is not None or food.location_id == food.zone_id or not food.recent:
         return False
-    entry = vocabulary.verbs.get(normalise_phrase(food.recent[-1].action))
+    entry = vocabulary.verb_entry(food.recent[-1].action)
     portion = vocabulary.is_portion(food.name) and _put_last(food, vocabulary)
     return (entry is not None and entry.pours) or portion
 
@@ -447,7 +505,19 @@ def _may_be_taken(
         and not _guessed_back(food, retrieval)
     )
     left_in_use = _just_put_in_container(food, vocabulary) and not _stirring(food, vocabulary)
-    return not (just_stored or left_in_use)
+    return not (just_stored or left_in_use or _poured_portion(food, vocabulary))
+
+
+def _poured_portion(food: FoodView, vocabulary: Vocabulary) -> bool:
+    """Whether the thing is a portion its latest narration poured or sprinkled into or onto another
+    object ("apply spice" into the pan being cooked): it is used there, and a bare "take spice" after
+    takes the jar again."""
+    if food.hand is not None or food.location_id == food.zone_id or not food.recent:
+        return False
+    latest = food.recent[-1]
+    entry = vocabulary.verb_entry(latest.action)
+    poured = latest.outcome is OutcomeKind.CREATE_NEW and entry is not None and entry.pours
+    return poured and vocabulary.is_portion(food.name)
 
 
 def _loaded_to_wash(food: FoodView, retrieval: Retrieval, vocabulary: Vocabulary) -> bool:
@@ -492,7 +562,7 @@ def _stirring(food: FoodView, vocabulary: Vocabulary) -> bool:
 
 def _stores(extraction: Extraction, vocabulary: Vocabulary) -> bool:
     """Whether the verb puts its object into storage (``stores: true``: put away)."""
-    entry = vocabulary.verbs.get(extraction.verb or "")
+    entry = vocabulary.verb_entry(extraction.verb or "")
     return entry is not None and entry.stores
 
 
@@ -524,7 +594,7 @@ def _put_last(food: FoodView, vocabulary: Vocabulary) -> bool:
     if not food.recent:
         return False
     latest = food.recent[-1]
-    entry = vocabulary.verbs.get(normalise_phrase(latest.action))
+    entry = vocabulary.verb_entry(latest.action)
     put_first = (
         latest.outcome is OutcomeKind.CREATE_NEW and entry is not None and entry.type is UpdateType.PLACE
     )
@@ -539,7 +609,7 @@ def _just_put_in_container(food: FoodView, vocabulary: Vocabulary) -> bool:
 
 def _prepares(extraction: Extraction, vocabulary: Vocabulary) -> bool:
     """Whether the verb prepares a thing for use (``prepares: true``: cut, slice, open)."""
-    entry = vocabulary.verbs.get(extraction.verb or "")
+    entry = vocabulary.verb_entry(extraction.verb or "")
     return entry is not None and entry.prepares
 
 
@@ -616,7 +686,7 @@ def _destination(
     if verb_type is UpdateType.TAKE:
         return Destination(kind="hand", hand=extraction.hand)
     if verb_type is UpdateType.PLACE:
-        entry = vocabulary.verbs.get(extraction.verb or "")
+        entry = vocabulary.verb_entry(extraction.verb or "")
         implied = entry.to if entry is not None else None
         if named is not None or implied is not None:
             return Destination(kind="zone", zone=named or implied)

@@ -122,6 +122,7 @@ class NounsFile(Frozen):
     portions: list[str] = []
     general_foods: list[str] = []
     made_of: dict[str, list[str]] = {}
+    groups: dict[str, list[str]] = {}
     max_words: int = Field(default=4, ge=1, le=8)
     max_narration_words: int = Field(default=40, ge=1)
 
@@ -215,6 +216,10 @@ class Vocabulary:
         self.made_of = {
             _singular(dish): tuple(map(_singular, foods)) for dish, foods in nouns.made_of.items()
         }
+        self.groups = {
+            _singular(group): frozenset(singular_phrase(normalise_phrase(word)) for word in members)
+            for group, members in nouns.groups.items()
+        }
         self.max_words = nouns.max_words
         self.max_narration_words = nouns.max_narration_words
         every_phrase = (
@@ -229,6 +234,17 @@ class Vocabulary:
     def update_type(self, text: str) -> UpdateType | None:
         """Normalise an LLM's update type or verb ("pick_up", "TURN", "create") to one of the four."""
         return self._type_names.get(_type_key(text))
+
+    def verb_entry(self, action: str) -> VerbEntry | None:
+        """The verb table's entry for a verb as an extraction holds it or a history records it ("put",
+        "Put down"), else None."""
+        entry = self.verbs.get(action)
+        return entry if entry is not None else self.verbs.get(normalise_phrase(action))
+
+    def works_food_only(self, action: str) -> bool:
+        """Whether the action is a verb done to food alone (``food_only``: stir, mix, knead)."""
+        entry = self.verb_entry(action)
+        return entry is not None and entry.food_only
 
     def is_portion(self, name: str) -> bool:
         """Whether a thing of this name is used a portion at a time (``portions``), by its whole name
