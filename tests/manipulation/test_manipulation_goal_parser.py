@@ -13,8 +13,8 @@ from tests.manipulation.test_manipulation_development_sentences import robosuite
 from treebrain.llm.schema_check import validate as schema_errors
 from treebrain.manipulation.bddl import bddl_root, load_suite
 from treebrain.manipulation.clause_forms import clauses
-from treebrain.manipulation.fixture_parts import can_be, lies_under
-from treebrain.manipulation.goal_choice import called_only, parts_asked
+from treebrain.manipulation.fixture_parts import can_be, fixture_of, lies_under, owner_of
+from treebrain.manipulation.goal_choice import Unsure, called_only, parts_asked
 from treebrain.manipulation.goal_parser import parse_goal_text
 from treebrain.manipulation.goal_prompt import goal_schema, judge_goal_answer
 from treebrain.manipulation.goal_words import name_words, place_words
@@ -609,6 +609,21 @@ def test_under_a_thing_is_a_layer_another_covers_never_a_drawer() -> None:
     for task in ("put the jam jar under the dresser", "slide the teapot beneath the holder"):
         parse = parse_goal_text(task, STOREROOM, NOUNS)
         assert not parse.goal and "under" in parse.refusal, parse
+
+
+def test_whose_a_place_is_has_one_rule() -> None:
+    """The longest thing's name a place starts with, its own name when it is a thing no other owns,
+    none for a place of no thing's; "it" after a drawer that is a fixture itself is the drawer."""
+    drawers = STOREROOM.model_copy(update={"fixtures": (*STOREROOM.fixtures, "oak_dresser_1_top_region")})
+    assert owner_of("oak_dresser_1_top_region", drawers) == "oak_dresser_1"
+    assert owner_of("oak_dresser_1", drawers) == "oak_dresser_1"
+    assert owner_of("jam_jar_1", drawers) == "jam_jar_1"
+    assert owner_of("store_table_teapot_front_region", drawers) == "store_table"
+    assert owner_of("bin_milk", robosuite_scene("pickplace")) == ""
+    assert fixture_of("oak_dresser_1_top_region", drawers) == "oak_dresser_1_top_region"
+    assert fixture_of("oak_dresser_1_middle_region", drawers) == "oak_dresser_1"
+    with pytest.raises(Unsure, match="cannot be opened or closed"):
+        fixture_of("jam_jar_1", drawers)
 
 
 def test_a_drawer_side_word_is_where_it_is_not_the_part_on_asks_for() -> None:

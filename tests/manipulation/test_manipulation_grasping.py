@@ -17,6 +17,8 @@ from treebrain.manipulation.grasping import (
     GraspChoice,
     choose_grasp,
     grasp_choices,
+    how_it_lies,
+    too_wide,
 )
 from treebrain.manipulation.world import ObjectState, update_world
 from treebrain.robots.manipulator.observation import ObjectObservation, Vec3
@@ -71,11 +73,12 @@ def test_a_side_exactly_as_wide_as_the_opening_fits() -> None:
 
 
 def test_a_tipped_axis_is_not_offered() -> None:
-    """A box on its side: its own x axis points down, so only its y axis is a horizontal line."""
+    """A box on its side: its own x axis points down, so its y axis and its height (now level) are
+    the lines."""
     lying = box("box", (0.0, 0.0, 0.85), CUBE, quaternion=axis_angle((0.0, 1.0, 0.0), math.pi / 2))
-    choices = grasp_choices(lying, states(lying), 0.0, OPENING)
-    assert len(choices) == 1
-    assert same_line(choices[0].finger_heading, math.pi / 2)
+    headings = sorted(choice.finger_heading for choice in grasp_choices(lying, states(lying), 0.0, OPENING))
+    assert len(headings) == 2
+    assert same_line(headings[0], 0.0) and same_line(headings[1], math.pi / 2)
 
 
 # -- neighbours -----------------------------------------------------------------------------------
@@ -148,14 +151,58 @@ def test_a_turned_object_offers_its_own_axes() -> None:
     assert headings == pytest.approx(sorted([0.3, 0.3 + math.pi / 2]))
 
 
-def test_a_rolled_and_turned_object_offers_only_its_horizontal_axis() -> None:
+def test_a_rolled_and_turned_object_offers_only_its_horizontal_axes() -> None:
+    """Rolled onto its side, a bar's own y axis points up: its x axis (10 cm, too wide) and its
+    height (4 cm, now level) are the horizontal ones."""
     quaternion = multiply(axis_angle((0.0, 0.0, 1.0), 0.4), axis_angle((1.0, 0.0, 0.0), math.pi / 2))
     bar = box("bar", (0.0, 0.0, 0.85), BAR, quaternion=quaternion)
-    choices = grasp_choices(bar, {}, 0.0, OPENING)
-    assert len(choices) == 0
-    lying = box("lying", (0.0, 0.0, 0.85), (0.02, 0.05, 0.02), quaternion=quaternion)
-    [only] = grasp_choices(lying, {}, 0.0, OPENING)
+    [across] = grasp_choices(bar, {}, 0.0, OPENING)
+    assert same_line(across.finger_heading, 0.4 + math.pi / 2) and across.width_m == pytest.approx(0.04)
+    tall = box("tall", (0.0, 0.0, 0.85), (0.02, 0.02, 0.05), quaternion=quaternion)
+    [only] = grasp_choices(tall, {}, 0.0, OPENING)
     assert same_line(only.finger_heading, 0.4)
+
+
+CEREAL: Vec3 = (0.05, 0.015, 0.075)
+"""A carton 10 cm wide, 3 cm thin and 15 cm tall (robosuite's cereal)."""
+ON_BROAD_SIDE = axis_angle((1.0, 0.0, 0.0), math.pi / 2)
+"""Its thin axis points up: it lies on its broad side."""
+ON_NARROW_SIDE = axis_angle((0.0, 1.0, 0.0), math.pi / 2)
+"""Its width points up: it lies on its narrow side, 3 cm across the level way."""
+
+
+def test_a_carton_on_its_broad_side_lies_too_wide_for_any_grasp_from_above() -> None:
+    carton = box("cereal", (0.0, 0.0, 0.815), CEREAL, quaternion=ON_BROAD_SIDE)
+    lie = how_it_lies(carton, OPENING)
+    assert lie.on_side and lie.narrowest_m == pytest.approx(0.10) and not lie.fits
+    said = (
+        "cereal lies on its side (90 degrees off upright) and is 0.100 m across at its narrowest, wider than "
+        "the gripper opens (0.072 m): no grasp from above fits"
+    )
+    assert too_wide(carton, OPENING) == said
+    assert choose_grasp(carton, states(carton), 0.0, OPENING) == said
+
+
+def test_a_carton_leaning_on_a_wall_lies_on_its_side() -> None:
+    """PickPlace seed 1305's cereal, 58 degrees off upright: only its width (10 cm) is level."""
+    carton = box("cereal", (0.0, 0.0, 0.85), CEREAL, quaternion=axis_angle((1.0, 0.0, 0.0), math.radians(58)))
+    lie = how_it_lies(carton, OPENING)
+    assert lie.on_side and lie.lean_deg == pytest.approx(58) and lie.narrowest_m == pytest.approx(0.10)
+    reason = too_wide(carton, OPENING)
+    assert reason is not None and reason.startswith("cereal lies on its side (58 degrees off upright)")
+
+
+def test_a_carton_on_its_narrow_side_is_gripped_across_it() -> None:
+    carton = box("cereal", (0.0, 0.0, 0.85), CEREAL, quaternion=ON_NARROW_SIDE)
+    lie = how_it_lies(carton, OPENING)
+    assert lie.on_side and lie.narrowest_m == pytest.approx(0.03) and lie.fits
+    assert too_wide(carton, OPENING) is None
+    assert same_line(chosen(carton).finger_heading, math.pi / 2)
+
+
+def test_a_standing_carton_does_not_lie_on_its_side() -> None:
+    lie = how_it_lies(on_table("cereal", 0.0, 0.0, CEREAL), OPENING)
+    assert not lie.on_side and lie.narrowest_m == pytest.approx(0.03) and lie.fits
 
 
 # -- the hand: a 21 cm bar along the finger line, 2.6 cm above the grip ---------------------------

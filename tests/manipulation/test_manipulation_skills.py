@@ -9,8 +9,9 @@ from collections.abc import Callable
 import pytest
 
 from tests.conftest import WriteFile
+from tests.manipulation.conftest import box, observe
 from treebrain.manipulation.control import CartesianController, ControllerSettings
-from treebrain.manipulation.geometry import heading, wrap_half_turn
+from treebrain.manipulation.geometry import axis_angle, heading, wrap_half_turn
 from treebrain.manipulation.skills import SKILLS, SkillContext, SkillResult, SkillRun, SkillSettings
 from treebrain.manipulation.skills import hemmed as hemmed_in
 from treebrain.manipulation.tasks import TaskSpec, load_tasks
@@ -314,8 +315,23 @@ def test_grasp_from_below_the_top_is_refused(scene: Scene) -> None:
 def test_approaching_an_object_too_wide_to_grip_fails_with_the_reason(task: TaskSpec) -> None:
     crate = KinematicObject(name="cube", position=(0.0, 0.0, 0.85), half_extents=(0.05, 0.05, 0.05))
     result = Scene(task, objects=[crate, BLOCK]).run("approach", object="cube")
-    assert not result.success
+    assert not result.success and result.steps == 0  # at once: the arm never set off
     assert result.reason == "cube is 0.100 x 0.100 m across, wider than the gripper opens (0.072 m) both ways"
+
+
+def test_approaching_a_carton_on_its_broad_side_fails_at_once(task: TaskSpec) -> None:
+    """The world state's pose says it lies on its side, 10 cm across at its narrowest: no command."""
+    lying = box(
+        "cube", (0.0, 0.0, 0.815), (0.05, 0.015, 0.075), quaternion=axis_angle((1.0, 0.0, 0.0), math.pi / 2)
+    )
+    observation = observe([lying])
+    world = update_world(observation, task.regions)
+    context = SkillContext(task, SkillSettings(), CartesianController(ControllerSettings(), 0.05), 1)
+    run = SKILLS["approach"].start(world, {"object": "cube"}, context)
+    assert isinstance(run, SkillRun)
+    result = run.step(observation, world)
+    assert isinstance(result, SkillResult) and not result.success and result.steps == 0
+    assert result.reason.startswith("cube lies on its side (90 degrees off upright) and is 0.100 m across")
 
 
 def test_a_retry_keeps_its_line_from_the_approach_to_the_close(task: TaskSpec) -> None:

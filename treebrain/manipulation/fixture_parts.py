@@ -87,14 +87,25 @@ def can_be(relation: str, fixture: str, scene: Scene) -> bool:
     return fixture in scene.switched_on or bool(own & SWITCHING)
 
 
+def owner_of(place: str, scene: Scene) -> str:
+    """The scene thing a place belongs to: the object or fixture whose name, with ``_`` after it, is
+    the longest start of the place's (``wooden_cabinet_1_top_region``: the cabinet; a tray's contain
+    region: the tray), else the place itself when it is a thing of its own (a plate, a cabinet), else
+    '' (robosuite's ``bin_milk``). The one rule for whose a place is: "it" after a place, the part a
+    preposition asks for, a fixture's top side."""
+    things = (*scene.objects, *scene.fixtures)
+    owners = [name for name in things if place.startswith(f"{name}_")]
+    if owners:
+        return max(owners, key=len)
+    return place if place in things else ""
+
+
 def fixture_of(place: str, scene: Scene) -> str:
     """The fixture a place belongs to or is ("close it" after putting something in a drawer)."""
-    if place in scene.fixtures:
-        return place
-    owners = [name for name in scene.fixtures if place.startswith(name)]
-    if not owners:
+    fixture = place if place in scene.fixtures else owner_of(place, scene)
+    if fixture not in scene.fixtures:
         raise Unsure(f"'it' is {place}, which cannot be opened or closed", False)
-    return max(owners, key=len)
+    return fixture
 
 
 _STATE_SAID = re.compile(

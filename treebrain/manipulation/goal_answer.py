@@ -27,7 +27,10 @@ class GoalParse(BaseModel):
     roles: list[GoalRole] = []
     kept: list[str] = []
     """Objects the words say stay where they are ("leave the milk where it is"): nothing may move
-    them, not even to make room."""
+    them, not even to make room. A question has those the words named, for a model's goal."""
+    rest_kept: bool = False
+    """The words say the rest stays ("the rest stays"): every object the goal does not move (a goal
+    has them in `kept`; a question leaves them to whoever answers it)."""
     question: str = ""
     refusal: str = ""
 

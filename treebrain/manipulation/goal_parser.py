@@ -74,7 +74,8 @@ said otherwise (:mod:`respelling`), clauses and how each is said (:mod:`clause_f
 asks for (:mod:`clause_reading`; a placing :mod:`placing_reading`; what earlier clauses named
 :mod:`clause_context`), object phrases (:mod:`object_phrases`), place phrases
 (:mod:`place_phrases`), places by their relation to others (:mod:`relation_phrases`), fixtures and
-their parts (:mod:`fixture_parts`), the scoring of a choice (:mod:`goal_choice`) and the answer
+their parts (:mod:`fixture_parts`), the scoring of a choice (:mod:`goal_choice`), what stays
+(:mod:`goal_keeping`: a question carries it to whoever answers the goal) and the answer
 (:mod:`goal_answer`); this module checks the whole task's goal."""
 
 from __future__ import annotations
@@ -87,6 +88,7 @@ from treebrain.manipulation.clause_reading import read_clause
 from treebrain.manipulation.explained_words import accounting, unexplained
 from treebrain.manipulation.goal_answer import GoalParse, GoalRole, predicate_arguments
 from treebrain.manipulation.goal_choice import Unsure
+from treebrain.manipulation.goal_keeping import kept_by, kept_moved
 from treebrain.manipulation.goal_words import words_of
 from treebrain.manipulation.grounding import absent_refusal, absent_things
 from treebrain.manipulation.respelling import respelled
@@ -105,13 +107,17 @@ def parse_goal_text(task: str, scene: Scene, nouns: Collection[str] = ()) -> Goa
     if absent:
         return GoalParse(task=task, refusal=absent_refusal(absent))
     reading = Reading()
-    try:
-        with accounting() as used:
-            for clause in clauses(said):
+    unsure: Unsure | None = None
+    with accounting() as used:
+        for clause in clauses(said):
+            try:
                 read_clause(clause, scene, reading)
-    except Unsure as unsure:
-        said = str(unsure)
-        return GoalParse(task=task, question=said) if unsure.ask else GoalParse(task=task, refusal=said)
+            except Unsure as found:
+                if unsure is None and not found.ask:
+                    return GoalParse(task=task, refusal=str(found))
+                unsure = unsure or found  # the clauses after a question are read for what stays only
+    if unsure is not None:
+        return _question(task, str(unsure), reading)
     if not reading.roles:
         if reading.forbidden:
             return GoalParse(
@@ -124,23 +130,28 @@ def parse_goal_text(task: str, scene: Scene, nouns: Collection[str] = ()) -> Goa
     two_places = _in_two_places(reading.roles)
     if two_places:
         return GoalParse(task=task, refusal=two_places)
-    moved = sorted(reading.kept & _moved(reading.roles))
+    predicates = [role.predicate for role in reading.roles]
+    moved = kept_moved(predicates, reading.kept)
     if moved:
-        return GoalParse(task=task, refusal=f"{moved[0]} is to stay where it is, but the task moves it")
+        return GoalParse(task=task, refusal=f"{moved} is to stay where it is, but the task moves it")
     left = unexplained(_modifiers_read(words_of(said), used, nouns), used, GRAMMAR)
     if left:
-        read = ", ".join(role.predicate for role in reading.roles)
-        return GoalParse(
-            task=task,
-            question=f"what do '{' '.join(left)}' ask for? I read {read} without them",
-        )
+        read = ", ".join(predicates)
+        return _question(task, f"what do '{' '.join(left)}' ask for? I read {read} without them", reading)
     # one thing put at one place twice ("in the bin ...; it goes to the bin") is one goal: On and In
     # are the same for the skills
     goal: dict[str, str] = {}
     for role in reading.roles:
         goal.setdefault(role.predicate.replace("On(", "In(", 1), role.predicate)
-    kept = set(scene.objects) - _moved(reading.roles) if reading.rest_kept else reading.kept
-    return GoalParse(task=task, goal=list(goal.values()), roles=reading.roles, kept=sorted(kept))
+    kept = kept_by(predicates, reading.kept, reading.rest_kept, scene)
+    return GoalParse(
+        task=task, goal=list(goal.values()), roles=reading.roles, kept=kept, rest_kept=reading.rest_kept
+    )
+
+
+def _question(task: str, question: str, reading: Reading) -> GoalParse:
+    """A question, with what the words say stays for whoever answers the goal."""
+    return GoalParse(task=task, question=question, kept=sorted(reading.kept), rest_kept=reading.rest_kept)
 
 
 def _modifiers_read(words: list[str], used: set[str], nouns: Collection[str]) -> list[str]:
@@ -151,11 +162,6 @@ def _modifiers_read(words: list[str], used: set[str], nouns: Collection[str]) ->
         for word, after in zip(words, [*words[1:], ""], strict=True)
         if not (word in nouns and after in used)
     ]
-
-
-def _moved(roles: Sequence[GoalRole]) -> set[str]:
-    """What the goal's predicates act on (their first argument)."""
-    return {predicate_arguments(role.predicate)[0] for role in roles}
 
 
 def _placings(roles: Sequence[GoalRole]) -> list[tuple[str, str]]:

@@ -11,12 +11,15 @@ wrist's heading at the episode's start as the reference, so attempt k names the 
 wrist turns towards it (measured from the turning wrist, two equally clear lines would swap places
 halfway through a retry's approach). A round object (a can) may be gripped along any
 line: when neither of its own axes is clear, lines every 15 degrees between them are offered too.
+An object lying on its side offers its height as a line too; one wider than the gripper opens
+across every level extent (a carton on its broad side) offers none, and says so.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
@@ -26,6 +29,7 @@ from treebrain.manipulation.geometry import (
     heading,
     horizontal_distance,
     object_axes,
+    rotate,
     scale,
     wrap_half_turn,
 )
@@ -93,8 +97,8 @@ def grasp_choices(
     others = {name: other for name, other in neighbours.items() if name != target.name}
     lines = [
         (heading((axis[0], axis[1], 0.0)), half)
-        for axis, half in object_axes(target)
-        if abs(axis[2]) <= 0.5 and 2 * half <= max_opening_m
+        for axis, half in horizontal_axes(target)
+        if 2 * half <= max_opening_m
     ]
     hand = None if grip_height is None else _Hand(grip_height, target.position, others, shapes or {}, walls)
     choices = [_choice(target, line, half, others, hand) for line, half in lines]
@@ -114,6 +118,56 @@ def grasp_choices(
         )
     )
     return choices
+
+
+LEVEL_SINE = 0.5
+"""An axis within 30 degrees of horizontal is level: the fingers can close along it from above."""
+
+
+def horizontal_axes(target: ObjectObservation) -> list[tuple[Vec3, float]]:
+    """The object's own axes that lie level, with its half extent along each: its x and y when it
+    stands, its height too when it lies on its side."""
+    up = (rotate(target.quaternion, (0.0, 0.0, 1.0)), target.half_extents[2])
+    return [(axis, half) for axis, half in (*object_axes(target), up) if abs(axis[2]) <= LEVEL_SINE]
+
+
+ON_SIDE_COS = math.cos(math.radians(45))
+"""An object whose own up axis leans more than 45 degrees off vertical lies on its side (on a side
+of its own, or leaning on a neighbour or a wall)."""
+
+
+class Lie(NamedTuple):
+    """How an object lies, from its pose: how far its own up axis leans off vertical, whether that
+    is on its side, how wide it is across its narrowest level extent (inf: none is level) and whether
+    the gripper opens that wide."""
+
+    lean_deg: float
+    on_side: bool
+    narrowest_m: float
+    fits: bool
+
+
+def how_it_lies(target: ObjectObservation, max_opening_m: float) -> Lie:
+    up = rotate(target.quaternion, (0.0, 0.0, 1.0))
+    narrowest = min((2 * half for _, half in horizontal_axes(target)), default=math.inf)
+    lean = math.degrees(math.acos(min(abs(up[2]), 1.0)))
+    return Lie(lean, abs(up[2]) < ON_SIDE_COS, narrowest, narrowest <= max_opening_m)
+
+
+def too_wide(target: ObjectObservation, max_opening_m: float) -> str | None:
+    """Why no grasp from above fits `target` (None: one does): lying on its side (a carton on its
+    broad side) or standing, it is wider than the gripper opens across every level extent."""
+    lie = how_it_lies(target, max_opening_m)
+    if lie.fits:
+        return None
+    if lie.on_side:
+        across = "no side of it is level" if math.isinf(lie.narrowest_m) else f"{lie.narrowest_m:.3f} m"
+        return (
+            f"{target.name} lies on its side ({lie.lean_deg:.0f} degrees off upright) and is {across} across "
+            f"at its narrowest, wider than the gripper opens ({max_opening_m:g} m): no grasp from above fits"
+        )
+    sizes = " x ".join(f"{2 * half:.3f}" for half in target.half_extents[:2])
+    return f"{target.name} is {sizes} m across, wider than the gripper opens ({max_opening_m:g} m) both ways"
 
 
 class _Hand:
@@ -232,12 +286,10 @@ def choose_grasp(
     walls: Sequence[BoxRegion] = (),
 ) -> GraspChoice | str:
     """The grasp for attempt number `attempt` (1 first), or why the object cannot be grasped."""
+    problem = too_wide(target, max_opening_m)
+    if problem is not None:
+        return problem
     choices = grasp_choices(target, neighbours, reference_heading, max_opening_m, grip_height, shapes, walls)
-    if not choices:
-        sizes = " x ".join(f"{2 * half:.3f}" for half in target.half_extents[:2])
-        return (
-            f"{target.name} is {sizes} m across, wider than the gripper opens ({max_opening_m:g} m) both ways"
-        )
     return choices[(attempt - 1) % len(choices)]
 
 

@@ -9,7 +9,7 @@ import re
 from collections.abc import Sequence
 
 from treebrain.manipulation.explained_words import explain
-from treebrain.manipulation.fixture_parts import UNDER, drawers_of, in_state, lies_under, state_said
+from treebrain.manipulation.fixture_parts import UNDER, drawers_of, in_state, lies_under, owner_of, state_said
 from treebrain.manipulation.goal_choice import Unsure, best_choice, parts_asked, view_of_scene
 from treebrain.manipulation.goal_words import (
     POSITIONS,
@@ -57,8 +57,8 @@ def inside_or_surface(preposition: str, phrase: str, place: str, scene: Scene) -
     said = _SIDE_OF.match(phrase.strip()) if preposition in INSIDE else None
     if said is None:
         return
-    owners = [name for name in scene.fixtures if place.startswith(f"{name}_")]
-    surface = f"{max(owners, key=len)}_{said.group('side')}_side" if owners else ""
+    owner = owner_of(place, scene)
+    surface = f"{owner}_{said.group('side')}_side" if owner else ""
     if surface in scene.regions:
         raise Unsure(f"by '{preposition} {phrase.strip()}' do you mean {place} or {surface}?", True)
 
@@ -168,8 +168,7 @@ def place_splits(phrase: str) -> list[tuple[str, str, str]]:
 
 def part_for(named: str, preposition: str, scene: Scene) -> str:
     """The part of a thing or place the preposition asks for ("in" the tray: its contain region)."""
-    owners = [name for name in (*scene.objects, *scene.fixtures) if named.startswith(name) and name != named]
-    owner = max(owners, key=len) if owners else named
+    owner = owner_of(named, scene) or named
     parts = [named, *(name for name in scene.regions if name.startswith(owner) and name != named)]
     if named in scene.objects and named not in scene.regions:  # robosuite's top of a cube: on_cubeB
         parts = [name for name in scene.regions if name.endswith(f"_{named}")] or parts

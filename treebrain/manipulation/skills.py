@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from treebrain.manipulation.control import CLOSED, OPEN, CartesianController, Reached
 from treebrain.manipulation.geometry import heading, horizontal_distance
-from treebrain.manipulation.grasping import choose_grasp
+from treebrain.manipulation.grasping import choose_grasp, too_wide
 from treebrain.manipulation.regions import BoxRegion, Region, Target, region_target
 from treebrain.manipulation.room import Reach, aside_point, blocker
 from treebrain.manipulation.tasks import TaskSpec
@@ -450,6 +450,13 @@ def _approach(args: Mapping[str, str], context: SkillContext, world: WorldState)
     name = args["object"]
     settings = context.settings
     over, down, _ = _pick_phases(lambda: name, context)
+    rise = _rise(context)
+
+    def graspable_then_rise(observation: ManipulatorObservation, world: WorldState) -> Phase | str:
+        """Nothing moves toward an object no grasp from above fits (one lying on its broad side)."""
+        target = observation.objects.get(name)
+        problem = None if target is None else too_wide(target, settings.max_opening_m)
+        return problem or rise(observation, world)
 
     def arrived(world: WorldState) -> str | None:
         state = world.objects[name]
@@ -459,7 +466,7 @@ def _approach(args: Mapping[str, str], context: SkillContext, world: WorldState)
             return "the gripper is not open"
         return None
 
-    return SkillRun("approach", dict(args), context, [_rise(context), over, down], arrived)
+    return SkillRun("approach", dict(args), context, [graspable_then_rise, over, down], arrived)
 
 
 def _close(observation: ManipulatorObservation, world: WorldState) -> Phase:

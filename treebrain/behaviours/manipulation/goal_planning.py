@@ -28,6 +28,7 @@ from treebrain.behaviours.ports import Port
 from treebrain.blackboard import register_type
 from treebrain.extras import MissingExtra, missing_module
 from treebrain.manipulation.goal_answer import GoalParse
+from treebrain.manipulation.goal_keeping import kept_as_said
 from treebrain.manipulation.goal_parser import parse_goal_text
 from treebrain.manipulation.goal_planning import (
     GoalError,
@@ -132,9 +133,10 @@ class GoalPrompt(Leaf):
 
 
 class JudgeGoal(Leaf):
-    """The model's answer judged as a goal: SUCCESS with `goal`; FAILURE with a `question` (the
-    parser's, which names the candidates, when the model only asks back) or the model's `refusal`,
-    or with every reason the answer cannot be used as the refusal."""
+    """The model's answer judged as a goal: SUCCESS with `goal` and, in `parse`, what the parser's
+    reading of the same words (`asked`) keeps where it is; FAILURE with a `question` (the parser's,
+    which names the candidates, when the model only asks back) or the model's `refusal`, or with
+    every reason the answer cannot be used as the refusal (a goal moving a kept object among them)."""
 
     type_name = "manipulation.judge_goal"
     inputs = {
@@ -143,7 +145,9 @@ class JudgeGoal(Leaf):
         "answer": Port("any", "the parsed answer", required=False),
         "llm_error": Port("str", "why the call failed", required=False),
         "asked": Port(
-            "ManipulationGoalParse", "the parser's question, kept if the model asks back", required=False
+            "ManipulationGoalParse",
+            "the parser's question (kept if the model asks back) and what its words keep",
+            required=False,
         ),
     }
     outputs = {
@@ -164,8 +168,10 @@ class JudgeGoal(Leaf):
         if issues:
             parse = parse.model_copy(update={"refusal": "; ".join(issues)})
         asked = self.read("asked") if self.is_bound("asked") else None
-        if parse.question and isinstance(asked, GoalParse) and asked.question:
-            parse = parse.model_copy(update={"question": asked.question})
+        if isinstance(asked, GoalParse):
+            parse = kept_as_said(parse, asked, self.read("scene"))  # what the words keep, whoever answered
+            if parse.question and asked.question:
+                parse = parse.model_copy(update={"question": asked.question})
         return settle_goal(self, parse, answers_question=True)
 
 
