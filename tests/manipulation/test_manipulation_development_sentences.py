@@ -11,7 +11,8 @@ from the fixture's parts (``beside_or_part_dev.yaml``) and objects of one kind s
 are: on, in or beside a landmark, closest to or farthest from it, taken from it
 (``object_by_where_dev.yaml``) and which of a fixture's regions a place phrase means: its top side, a
 drawer, a layer, an inside, the table beside it, or none (``fixture_regions_dev.yaml``); and over the robosuite scenes, wordings people use that the language
-tasks' development file lacks (``robosuite_wordings_dev.yaml``) and, in the language tasks' own format,
+tasks' development file lacks (``robosuite_wordings_dev.yaml``), what stays said beside a placing
+(``what_stays_dev.yaml``) and, in the language tasks' own format,
 more such kinds (``config/manipulation/language_tasks_wordings.yaml``: an object named by what it is,
 a compartment by its side and row said apart, polite and long forms, order words, negations beside a
 placing; ``language_tasks_wordings_2.yaml``: typos and missing words, requests asked as questions,
@@ -54,6 +55,7 @@ DEV = [
 ROOT = bddl_root()
 CONFIG = Path(__file__).resolve().parents[2] / "config" / "manipulation"
 WORDINGS = yaml.safe_load((DATA / "robosuite_wordings_dev.yaml").read_text(encoding="utf-8"))
+WHAT_STAYS = yaml.safe_load((DATA / "what_stays_dev.yaml").read_text(encoding="utf-8"))
 ROBOSUITE_TASKS = {"pickplace": "PickPlace", "pickplacecan": "PickPlaceCan", "stack": "Stack"}
 
 
@@ -85,7 +87,7 @@ def robosuite_scene(name: str) -> Scene:
     )
 
 
-@pytest.mark.parametrize("case", WORDINGS, ids=[case["text"] for case in WORDINGS])
+@pytest.mark.parametrize("case", WORDINGS + WHAT_STAYS, ids=[case["text"] for case in WORDINGS + WHAT_STAYS])
 def test_robosuite_wordings(case: dict[str, Any]) -> None:
     nouns = load_object_words(CONFIG / "object_words.yaml")
     check_answer(parse_goal_text(case["text"], robosuite_scene(case["scene"]), nouns), case)
@@ -140,7 +142,12 @@ def test_language_task_wordings(task: LanguageTask) -> None:
 
 def check_answer(parse: GoalParse, case: dict[str, Any]) -> None:
     """The parse is the case's goal, a question containing its `ask`, a refusal containing its
-    `refuse`, or either containing its `doubt`."""
+    `refuse`, or either containing its `doubt`; what stays is checked where the case says
+    (`kept`, `rest_kept`)."""
+    if "kept" in case:
+        assert parse.kept == case["kept"], parse
+    if "rest_kept" in case:
+        assert parse.rest_kept == case["rest_kept"], parse
     if "goal" in case:
         assert (parse.goal, parse.question, parse.refusal) == (case["goal"], "", "")
     elif "ask" in case:

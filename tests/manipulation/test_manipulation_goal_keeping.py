@@ -1,6 +1,7 @@
 """What the words say stays, whoever answers the goal: the parser's question carries what its words
 keep (said before or after the clause it is unsure of), and a model's goal for the same words gets
-it, or is refused when it moves a kept object."""
+it, or is refused when it moves a kept object; the prompt asking a model for the goal says what
+stays."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from tests.manipulation.test_manipulation_goal_parser import NOUNS
 from treebrain.manipulation.goal_answer import GoalParse
 from treebrain.manipulation.goal_keeping import kept_as_said, kept_by, kept_moved
 from treebrain.manipulation.goal_parser import parse_goal_text
+from treebrain.manipulation.goal_prompt import goal_prompt
 
 PICKPLACE = robosuite_scene("pickplace")
 
@@ -27,6 +29,11 @@ PICKPLACE = robosuite_scene("pickplace")
         ),
         ("put the can in the left compartment; the rest stays", [], True),
         ("put the can in the left compartment", [], False),
+        # "it" is read only from a clause the parser is sure of: not across the one it is unsure of
+        ("take the milk, leave it where it is and put the can in the left compartment", ["Milk"], False),
+        ("take the milk. put the can in the left compartment. leave it where it is", [], False),
+        ("put the can in the left compartment and leave it where it is", [], False),
+        ("put the can in the left compartment. the bread stays, keep it where it is", ["Bread"], False),
     ],
 )
 def test_a_question_carries_what_the_words_keep(task: str, kept: list[str], rest: bool) -> None:
@@ -66,3 +73,28 @@ def test_a_models_question_or_refusal_is_left_as_it_is() -> None:
     said = GoalParse(task="the words", question="which?", kept=["Milk"])
     asked = GoalParse(task="the words", question="which compartment?")
     assert kept_as_said(asked, said, PICKPLACE) == asked
+
+
+@pytest.mark.parametrize(
+    ("task", "stays"),
+    [
+        (
+            "put the can in the left compartment and leave the milk where it is",
+            "Stays where it is: Milk (a goal must not move them).",
+        ),
+        (
+            "leave the bread and the milk alone, put the can in the left compartment",
+            "Stays where it is: Bread, Milk (a goal must not move them).",
+        ),
+        (
+            "put the can in the left compartment, the rest stays",
+            "Stays where it is: every object the goal does not put somewhere.",
+        ),
+        ("put the can in the left compartment", ""),
+    ],
+)
+def test_the_models_prompt_says_what_the_words_keep(task: str, stays: str) -> None:
+    parse = parse_goal_text(task, PICKPLACE, NOUNS)
+    prompt = goal_prompt(task, PICKPLACE, parse)
+    assert parse.question and f"could not settle it: {parse.question}\n{stays}" in prompt
+    assert ("Stays where it is" in prompt) == bool(stays)

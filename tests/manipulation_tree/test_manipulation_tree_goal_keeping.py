@@ -86,6 +86,9 @@ def test_the_models_goal_keeps_what_the_words_say_stays(write: WriteFile, worker
     with h:
         assert h.run_to_end().name == "SUCCESS"
         assert len(requests) == 1  # the parser asked which bin: the model answered
+        assert (
+            "Stays where it is: milk (a goal must not move them)." in requests[0]["messages"][-1]["content"]
+        )
         assert h.value("/manipulation/goal") == ["In(can, left_bin)"]
         grounding = h.value("/manipulation/grounding")
         assert isinstance(grounding, Grounding)

@@ -24,3 +24,12 @@ class Reading:
     """The task says the rest stays ("the rest stays"): every object it does not move."""
     forbidden: list[str] = field(default_factory=list)
     """Clauses that say what not to do ("don't put the milk in the bin")."""
+
+    unsure_before: bool = False
+    """A clause before was one the parser is unsure of: "it" is known only from the clauses after."""
+
+    def forget_referents(self) -> None:
+        """After a clause the parser is unsure of, what "it", "them" and "there" mean is not known:
+        a later "leave it where it is" must not keep a thing named before that clause."""
+        self.held = self.last_place = self.stack_bottom = ""
+        self.unsure_before = True

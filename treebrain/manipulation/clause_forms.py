@@ -41,13 +41,55 @@ _SPLIT = re.compile(
 
 
 def clauses(task: str) -> list[str]:
-    """The task's clauses: split at a sentence's end, a semicolon or colon, and before a verb that
-    follows "and", "then" or a comma; an arrow is "to" ("bread -> far left compartment")."""
+    """The task's clauses: split at a sentence's end, a semicolon or colon, before a verb that
+    follows "and", "then" or a comma, and where what stays is said beside a command ("put the can
+    in its compartment, the rest stays"); an arrow is "to" ("bread -> far left compartment")."""
     found = []
     for sentence in re.split(r"[;:]|[.!?](?:\s|$)", re.sub(r"→|->|=>", " to ", task.lower())):
         text = " ".join(re.sub(r"[^a-z0-9' ,]+", " ", sentence).split())
-        found += _place_said_first([part.strip(" ,") for part in _SPLIT.split(text) if part.strip(" ,")])
+        parts = [part.strip(" ,") for part in _SPLIT.split(text) if part.strip(" ,")]
+        found += _place_said_first([clause for part in parts for clause in _stays_apart(part)])
     return found
+
+
+_STAYS_SAID = (
+    r"(?:stays|remains|(?:(?<=\bthe can )|(?<!\bcan ))(?:stay|remain)|can wait|can stay)"
+    r"(?: put| where (?:it is|they are))?"
+)
+"""How a thing is said to stay ("the milk stays", "the rest can wait", "... remains where it is");
+"can stay" is "may stay" but after "the" ("the milk and the can stay")."""
+_STAYS_AFTER = re.compile(
+    rf"^(?:(?:leaving|keeping)\s.+\s(?:where (?:it is|they are)|alone|in place)|.+\s{_STAYS_SAID})$"
+)
+"""What stays, said after a command with no verb of its own ("the rest stays") or with -ing ("while
+leaving the milk where it is")."""
+_STAYS_BEFORE = re.compile(rf"^(?P<thing>.+)\s{_STAYS_SAID}$")
+"""Things said to stay, before a command ("the milk stays where it is, and the can goes ...")."""
+_JOINT = re.compile(r"(,\s*(?:(?:and|but|while)\s+)?|\s(?:and|but|while)\s+)")
+"""Where what stays may be said apart from a command: a comma, "and", "but", "while"."""
+_NOT_A_THING = re.compile(rf"\b(?:{VERB_START}|goes|go|in|into|inside|onto|on|to|under)\b")
+"""A word that makes a part more than a thing named ("the bread" in "the bread and the milk stay")."""
+
+
+def _stays_apart(part: str) -> list[str]:
+    """The part split where what stays is said beside a command: after it ("put the can in its
+    compartment, the rest stays", "... while the bread and the milk stay") or before it ("the milk
+    stays and the can goes in its compartment"). Things named together ("the bread and the milk
+    stay") stay one clause; a part with no such saying is returned whole."""
+    pieces = _JOINT.split(part)
+    things = pieces[::2]
+    for first in range(1, len(things)):  # said before: the first joint after things said to stay
+        before = _STAYS_BEFORE.match("".join(pieces[: 2 * first - 1]))
+        if before is not None and not _NOT_A_THING.search(before.group("thing")):
+            return [before.group(0), *_stays_apart("".join(pieces[2 * first :]))]
+    start = next(
+        (at for at in range(len(things) - 1, 0, -1) if _STAYS_AFTER.match("".join(pieces[2 * at :]))), 0
+    )
+    while start > 0 and not _NOT_A_THING.search(things[start - 1]):  # "..., the bread and the milk stay"
+        start -= 1
+    if start == 0:
+        return [part]
+    return ["".join(pieces[: 2 * start - 1]), "".join(pieces[2 * start :])]
 
 
 _PLACE_FIRST = re.compile(
@@ -102,9 +144,9 @@ _COURTESY = re.compile(
 )
 """Words after a request that ask for nothing ("..., thanks", "... when you can")."""
 STAYS_CLAUSE = re.compile(
-    r"^(?:leave|keep)\s(?P<kept>.+)\s(?:where (?:it is|they are)|alone|in place)$"
+    r"^(?:leave|keep|keeping)\s(?P<kept>.+)\s(?:where (?:it is|they are)|alone|in place)$"
     r"|^leave\s(?P<left>it|them|everything)(?:\sbe|\sas (?:it is|they are))?$"
-    r"|^(?P<waits>.+)\s(?:stays?|can wait|can stay)(?: put| where (?:it is|they are))?$"
+    rf"|^(?P<waits>.+)\s{_STAYS_SAID}$"
 )
 """A clause about what is not to be moved ("leave the milk where it is", "the bread can wait", "leave
 it")."""
@@ -256,7 +298,7 @@ _CLAUSE_WORDS = frozenset(
         "belong", "belongs", "like", "rather", "prefer", "want", "keep", "leave", "where", "alone",
         "place", "stay", "stays", "wait", "side", "hand", "which", "both", "one", "there", "own",
         "about", "regarding", "people", "make", "sure", "ensure", "see", "check", "kind", "start",
-        "begin", "by", "very", "much", "many", "lot",
+        "begin", "by", "very", "much", "many", "lot", "while", "remain", "remains", "keeping", "leaving",
     }
 )  # fmt: skip
 """The words the clause patterns read (placings said without a verb, particles, what is open)."""

@@ -60,8 +60,9 @@ from treebrain.manipulation.placing_reading import read_placing
 from treebrain.manipulation.symbolic import Scene
 
 _ALL = frozenset({"anything", "everything", "all", "cubes", "objects", "things", "items"})
-_REST = frozenset({"rest", "others"})
-"""What stays when it is said as what the task does not move ("the rest stays", "leave the others")."""
+_REST = frozenset({"rest", "others", "other", "else"})
+"""What stays when it is said as what the task does not move ("the rest stays", "leave the others",
+"everything else stays", "all the other things can wait")."""
 
 
 def read_clause(clause: str, scene: Scene, reading: Reading) -> None:
@@ -158,15 +159,17 @@ def _topic(clause: str, scene: Scene, reading: Reading) -> bool:
 
 
 def _keep(phrase: str, scene: Scene, reading: Reading) -> None:
-    """Objects said to stay where they are ("the milk", "it", "both cubes", "anything"); a single one
-    is what a later "on it" means."""
+    """Objects said to stay where they are ("the milk", "it": the object held or last placed, "both
+    cubes", "anything"); a single one is what a later "on it" means."""
     words = set(content_words(phrase))
-    if words and words <= _REST:
+    if words & _REST and words <= _REST | _ALL:
         reading.rest_kept = True
         explain(words)
         return
     if phrase.strip() in ("it", "them") and reading.held:
         kept = [reading.held]
+    elif phrase.strip() in ("it", "them") and reading.unsure_before:  # named only where unsure
+        return
     elif words & _ALL or not words:  # "anything", "both cubes", "don't move"
         kept = list(scene.objects)
         explain(words)

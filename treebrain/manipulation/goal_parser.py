@@ -9,7 +9,9 @@ How a task is read:
   and descriptions is that word ("the breaf"; a slip two words fit is a question), a word people
   say for one the scene has is that one ("the tin" is the can, a "section" a compartment);
 - clauses, split at a sentence's end, "and" / "then" / a comma before a verb ("open the drawer and
-  put the bowl in it"); courtesy ("please", "thanks", "when you can") asks for nothing; a placing
+  put the bowl in it"), and where what stays is said beside a command, after a comma, "and", "but" or
+  "while" ("put the can in its compartment, the rest stays", "the milk stays and the can goes ...");
+  courtesy ("please", "thanks", "when you can") asks for nothing; a placing
   may be said without a placing verb: "the can goes in ...", "I'd rather the can were in ...", "the
   cereal should be put in ...", "the can to ...", "bread -> far left compartment";
 - a clause's verb says what it asks: ``open``/``close``/``turn on``/``turn off`` a fixture, ``pick
@@ -75,7 +77,8 @@ asks for (:mod:`clause_reading`; a placing :mod:`placing_reading`; what earlier 
 :mod:`clause_context`), object phrases (:mod:`object_phrases`), place phrases
 (:mod:`place_phrases`), places by their relation to others (:mod:`relation_phrases`), fixtures and
 their parts (:mod:`fixture_parts`), the scoring of a choice (:mod:`goal_choice`), what stays
-(:mod:`goal_keeping`: a question carries it to whoever answers the goal) and the answer
+(:mod:`goal_keeping`: a question carries it to whoever answers the goal; after the clause it is
+unsure of, "it" is read only from the clauses after) and the answer
 (:mod:`goal_answer`); this module checks the whole task's goal."""
 
 from __future__ import annotations
@@ -116,6 +119,7 @@ def parse_goal_text(task: str, scene: Scene, nouns: Collection[str] = ()) -> Goa
                 if unsure is None and not found.ask:
                     return GoalParse(task=task, refusal=str(found))
                 unsure = unsure or found  # the clauses after a question are read for what stays only
+                reading.forget_referents()
     if unsure is not None:
         return _question(task, str(unsure), reading)
     if not reading.roles:

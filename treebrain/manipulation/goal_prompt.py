@@ -1,5 +1,6 @@
 """Asking a model for goal predicates when the offline parser is unsure: the prompt (the task, the
-scene's names in words and what the parser could not settle), the answer's schema (only the scene's
+scene's names in words, what the parser could not settle and what its reading of the words keeps
+where it is, so a model is told, not only checked afterwards), the answer's schema (only the scene's
 predicates and names: a constrained model cannot name anything else) and the answer judged like
 every goal (:func:`~treebrain.manipulation.goal_planning.goal_refusal`).
 
@@ -28,7 +29,7 @@ MODEL_CONFIDENCE = 0.5
 
 GOAL_PROMPT = """You turn a robot task into goal predicates over the scene: what must be true when the task is done.
 Task: {task}
-The offline parser could not settle it: {unsure}
+The offline parser could not settle it: {unsure}{stays}
 
 Scene (names and what they look like):
 {scene}
@@ -69,8 +70,24 @@ def goal_schema(scene: Scene) -> dict[str, Any]:
     return closed_object({"decision": {"anyOf": decisions}})
 
 
-def goal_prompt(task: str, scene: Scene, unsure: str) -> str:
-    return GOAL_PROMPT.format(task=task.strip(), unsure=unsure, scene=json.dumps(enrich(scene), indent=2))
+def goal_prompt(task: str, scene: Scene, parse: GoalParse) -> str:
+    """The prompt for the parser's question `parse`, with what its reading keeps where it is."""
+    return GOAL_PROMPT.format(
+        task=task.strip(),
+        unsure=parse.question,
+        stays=_stays_said(parse),
+        scene=json.dumps(enrich(scene), indent=2),
+    )
+
+
+def _stays_said(parse: GoalParse) -> str:
+    """The prompt's line on what the words keep where it is ('' when they keep nothing)."""
+    kept = []
+    if parse.kept:
+        kept.append(f"{', '.join(parse.kept)} (a goal must not move them)")
+    if parse.rest_kept:
+        kept.append("every object the goal does not put somewhere")
+    return f"\nStays where it is: {'; '.join(kept)}." if kept else ""
 
 
 def judge_goal_answer(task: str, answer: Any, scene: Scene) -> tuple[GoalParse, list[str]]:

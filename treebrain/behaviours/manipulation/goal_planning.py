@@ -110,8 +110,8 @@ class GoalGrounding(Leaf):
 
 
 class GoalPrompt(Leaf):
-    """When the offline parse is a question, the prompt and schema asking a model for the goal;
-    FAILURE (nothing asked) when the parse is sure or is a refusal."""
+    """When the offline parse is a question, the prompt (with what the words keep where it is) and
+    schema asking a model for the goal; FAILURE (nothing asked) when the parse is sure or is a refusal."""
 
     type_name = "manipulation.goal_prompt"
     inputs = {"task": TASK, "scene": SCENE, "parse": PARSE}
@@ -126,7 +126,7 @@ class GoalPrompt(Leaf):
             self.feedback_message = "the parse is sure" if parse.usable else "refused: no model is asked"
             return Status.FAILURE
         scene: Scene = self.read("scene")
-        self.write("prompt", goal_prompt(self.read("task"), scene, parse.question))
+        self.write("prompt", goal_prompt(self.read("task"), scene, parse))
         self.write("schema", goal_schema(scene))
         self.feedback_message = parse.question
         return Status.SUCCESS
