@@ -16,7 +16,7 @@ import importlib.util
 import time
 from pathlib import Path
 
-from benchmarks.bench_kg import story_rows
+from benchmarks.bench_kg import RULES_ONLY_FLOOR, story_rows
 from benchmarks.rows import BenchRow, TickCpuMeter
 from treebrain.kg.config import load_kitchen_config
 from treebrain.kg.eval_set import load_eval_set, load_scripted_answers
@@ -82,7 +82,7 @@ def _stories(name: str) -> list[BenchRow]:
         )
     finally:
         session.close()
-    return story_rows(name, report, "rule path, through the tree")
+    return story_rows(name, report, "rule path, through the tree", RULES_ONLY_FLOOR)
 
 
 def _local_model(name: str) -> list[BenchRow]:

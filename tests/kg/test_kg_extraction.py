@@ -207,3 +207,24 @@ def test_more_names_of_the_bin_the_rack_and_the_hob(vocabulary: Vocabulary, text
 
 def test_a_known_name_holding_a_break_word_is_read_whole(vocabulary: Vocabulary) -> None:
     assert extract_entities("pour washing up liquid", vocabulary).food == "washing up liquid"
+
+
+@pytest.mark.parametrize(
+    ("text", "food", "known"),
+    [
+        ("take chilli oil", "chilli oil", False),
+        ("pour sesame oil into pan", "sesame oil", False),
+        ("take oil", "olive oil", True),
+        ("take olive oil bottle", "olive oil", True),
+        ("take extra virgin olive oil", "olive oil", True),
+        ("take small plate", "plate", True),
+        ("fold table cloth", "tablecloth", True),
+        ("put clothes in washer", "clothes", False),
+    ],
+)
+def test_a_compound_is_the_kind_its_words_name(
+    vocabulary: Vocabulary, text: str, food: str, known: bool
+) -> None:
+    """A head noun listed for another kind ("oil" for olive oil) does not fold a compound into it."""
+    extraction = extract_entities(text, vocabulary)
+    assert (extraction.food, extraction.known) == (food, known)

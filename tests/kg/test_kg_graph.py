@@ -33,6 +33,13 @@ def test_name_index_folds_synonyms_newest_first(kg: KitchenGraph) -> None:
     assert sorted(kg.food_names()) == ["milk", "oat milk"]
 
 
+def test_a_head_noun_said_alone_finds_a_kind_of_its_own(kg: KitchenGraph) -> None:
+    sesame = kg.add_food("sesame oil", seen_at=1.0)
+    assert kg.foods_similar("olive oil") == [], "the olive oil's key is no sesame oil"
+    assert kg.foods_similar("olive oil", said="oil") == [sesame]
+    assert kg.foods_similar("olive oil", said="olive oil") == []
+
+
 def test_touching_a_food_makes_it_newest_and_limits_skip_excluded(kg: KitchenGraph) -> None:
     eggs = [kg.add_food("egg", seen_at=float(at)) for at in range(5)]
     kg.record(eggs[1], _entry(9.0, 10.0))
@@ -114,3 +121,21 @@ def test_the_graph_knows_which_narrations_it_has_applied(kg: KitchenGraph) -> No
         False,
         2,
     )
+
+
+def test_views_are_the_models_model_construct_builds(kg: KitchenGraph) -> None:
+    """The views skip pydantic's per-field loop; they must stay what model_construct would build."""
+    fridge, _ = kg.ensure_zone("fridge", "appliance")
+    milk = kg.add_food("milk", seen_at=1.0)
+    kg.put_at(milk, fridge)
+    kg.record(milk, _entry(1.0, 2.0))
+    for view in (kg.view(milk, 3, "name"), kg.zone_view(fridge)):
+        model = type(view)
+        built = model.model_construct(**view.__dict__)
+        assert set(view.__dict__) == set(model.model_fields), "every field is given"
+        assert view == built and view.model_fields_set == built.model_fields_set
+        assert view.model_dump() == built.model_dump() and hash(view) == hash(built)
+        assert (view.__pydantic_extra__, view.__pydantic_private__) == (None, None)
+        with pytest.raises(ValueError, match="frozen"):
+            view.name = "other"  # type: ignore[misc]
+    assert kg.view(milk).zone_name == "fridge"

@@ -617,3 +617,173 @@ def test_a_group_noun_names_no_new_node_for_things_in_hand(kitchen: KitchenConfi
     kg = _ingest(kitchen, tmp_path, "take spoon", "take fork", "put utensils in drawer")
     assert _places(kg, "spoon") == _places(kg, "fork") == ["at drawer (zone_drawer_1)"]
     assert kg.foods_named("utensil") == []
+
+
+PART_19_PLACES = {
+    "a table cloth is no cloth one wipes with": (
+        (
+            "take cloth",
+            "wipe counter",
+            "hang cloth",
+            "take table cloth",
+            "fold table cloth",
+            "put table cloth into cupboard",
+        ),
+        "table cloth",
+        ["at cupboard (zone_cupboard_1)"],
+    ),
+    "the cloth one wipes with is not put away with the table cloth": (
+        ("take cloth", "wipe counter", "hang cloth", "take table cloth", "put table cloth into cupboard"),
+        "cloth",
+        ["likely at counter (zone_counter_1)"],
+    ),
+    "a tablecloth written as one word is the table cloth": (
+        ("pick up tablecloth", "put table cloth in drawer"),
+        "tablecloth",
+        ["at drawer (zone_drawer_1)"],
+    ),
+    "olive oil put back is not the chilli oil set down before": (
+        ("take chilli oil", "put chilli oil on table", "take olive oil", "put olive oil in cupboard"),
+        "chilli oil",
+        ["at table (zone_table_1)"],
+    ),
+    "a sesame oil is a thing of its own, and a bare oil is still the olive oil": (
+        (
+            "take olive oil",
+            "put olive oil in cupboard",
+            "take sesame oil",
+            "put sesame oil on counter",
+            "take oil",
+        ),
+        "olive oil",
+        ["in right hand"],
+    ),
+    "a sesame oil is not taken by a bare oil": (
+        (
+            "take olive oil",
+            "put olive oil in cupboard",
+            "take sesame oil",
+            "put sesame oil on counter",
+            "take oil",
+        ),
+        "sesame oil",
+        ["at counter (zone_counter_1)"],
+    ),
+    "a bare oil takes the sesame oil when no olive oil is known": (
+        ("take sesame oil", "put sesame oil on table", "take oil"),
+        "sesame oil",
+        ["in right hand"],
+    ),
+    "trash thrown twice, apart, is two lots": (
+        ("take knife", "throw away trash", "cut garlic", "take plate", "throw away trash"),
+        "trash",
+        ["at bin (zone_bin_1)", "at bin (zone_bin_1)"],
+    ),
+    "the cheese held is not thrown with the rubbish": (
+        ("take cheese", "throw away rubbish"),
+        "cheese",
+        ["in right hand"],
+    ),
+    "clothes are the laundry put into the washing machine": (
+        ("open washing machine", "take clothes", "put clothes in washing machine", "close washing machine"),
+        "clothes",
+        ["in washing machine (food_washing_machine_1)"],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", PART_19_PLACES)
+def test_where_things_are_by_the_rules_of_part_19(kitchen: KitchenConfig, tmp_path: Path, case: str) -> None:
+    lines, name, places = PART_19_PLACES[case]
+    assert _places(_ingest(kitchen, tmp_path, *lines), name) == places
+
+
+def test_trash_thrown_away_is_not_the_knife_held(kitchen: KitchenConfig, tmp_path: Path) -> None:
+    kg = _ingest(kitchen, tmp_path, "take knife", "cut garlic", "pick up trash", "throw away trash")
+    assert _places(kg, "trash") == ["at bin (zone_bin_1)"]
+    assert "bin" not in _places(kg, "knife")[0]
+
+
+PART_20_PLACES = {
+    "a food put into a bowl from its opened packet leaves the packet to be put away": (
+        (
+            "take rice",
+            "put down rice",
+            "take bowl",
+            "put down bowl",
+            "open packet of rice",
+            "put rice in bowl",
+            "close rice packet",
+            "open cupboard",
+            "put rice packet",
+        ),
+        "rice",
+        ["likely at cupboard (zone_cupboard_1)", "in bowl (food_bowl_1) at counter (zone_counter_1)"],
+    ),
+    "a food opened with no pack named and put into the pan is all of it": (
+        ("take pan", "put pan on hob", "take spinach", "open spinach", "put spinach in pan"),
+        "spinach",
+        ["in pan (food_pan_1) at hob (zone_hob_1)"],
+    ),
+    "a thing put back into its opened packet is the thing, no portion": (
+        ("take eggs", "open egg packet", "take egg", "put egg in packet"),
+        "egg",
+        ["in packet (food_packet_1)"],
+    ),
+    "a lid opened and put on the pot is the lid, no portion of it": (
+        ("take pot", "put pot on hob", "take lid", "open lid", "put lid on pot"),
+        "lid",
+        ["in pot (food_pot_1) at hob (zone_hob_1)"],
+    ),
+    "a thing put into a bag, then put with no place, takes the bag along": (
+        ("take bread", "take bag", "put bread in bag", "open cupboard", "put down bread"),
+        "bag",
+        ["likely at cupboard (zone_cupboard_1)"],
+    ),
+    "a thing put into a bag and carried along stays in it": (
+        ("take bread", "take bag", "put bread in bag", "open cupboard", "put down bread"),
+        "bread",
+        ["in bag (food_bag_1) at cupboard (zone_cupboard_1)"],
+    ),
+    "a thing taken out of the bag to a named place leaves the bag in hand": (
+        ("take cheese", "take bag", "put cheese in bag", "put cheese on plate"),
+        "bag",
+        ["in left hand"],
+    ),
+    "a bare put, then the drawer closed again with its opening unsaid, went into the drawer": (
+        ("open drawer", "take whisk", "close drawer", "put whisk", "close drawer"),
+        "whisk",
+        ["likely at drawer (zone_drawer_1)"],
+    ),
+    "a put with its place said stays there when the drawer is closed again": (
+        ("open drawer", "take whisk", "close drawer", "put whisk on counter", "close drawer"),
+        "whisk",
+        ["at counter (zone_counter_1)"],
+    ),
+    "a thing held while the fridge is opened and closed again went in": (
+        ("take juice", "close juice", "open fridge", "close fridge"),
+        "juice",
+        ["likely at fridge (zone_fridge_1)"],
+    ),
+    "a box just closed with its lid goes into the fridge opened and closed next": (
+        ("take lid", "close box", "open fridge", "close fridge"),
+        "box",
+        ["likely at fridge (zone_fridge_1)"],
+    ),
+    "a thing taken out while the fridge is open is not what went in": (
+        ("take juice", "open fridge", "take butter", "close fridge"),
+        "juice",
+        ["in right hand"],
+    ),
+    "a lid held while a box seen first is closed goes on the box": (
+        ("take lid", "close box"),
+        "lid",
+        ["in box (food_box_1)"],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", PART_20_PLACES)
+def test_where_things_are_by_the_rules_of_part_20(kitchen: KitchenConfig, tmp_path: Path, case: str) -> None:
+    lines, name, places = PART_20_PLACES[case]
+    assert _places(_ingest(kitchen, tmp_path, *lines), name) == places

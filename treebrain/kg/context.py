@@ -91,6 +91,46 @@ def drying_place(kg: KitchenGraph, vocabulary: Vocabulary, put: str) -> str | No
     return None
 
 
+def put_on_closing(kg: KitchenGraph, vocabulary: Vocabulary, zone_id: str, state_before: str) -> str | None:
+    """The thing a receptacle being closed shows went into it unsaid (_put_before_closing when it was
+    closed already, _put_while_open when it was just opened), else None."""
+    if kg.zone_view(zone_id).name not in vocabulary.receptacles:
+        return None
+    if state_before == CLOSED_STATE:
+        return _put_before_closing(kg, zone_id)
+    return _put_while_open(kg, vocabulary, zone_id) if state_before == OPEN_STATE else None
+
+
+def _put_before_closing(kg: KitchenGraph, zone_id: str) -> str | None:
+    """The thing a bare put set down since the receptacle `zone_id` was last closed, when it is
+    closed again with no opening said ("close cupboard, take v60, put v60, close cupboard"; "put tube
+    back, close fridge"): the narrator left the opening out, so the put went into it. None when the
+    narration about a thing just before was no bare put, or its place is not a guess."""
+    food_id = kg.last_handled()
+    if food_id is None or kg.hand_of(food_id) is not None or kg.place_certainty(food_id) != "likely":
+        return None
+    latest = kg.view(food_id, 1).recent
+    if not latest or latest[-1].outcome is not OutcomeKind.PLACE or latest[-1].location_context:
+        return None
+    after_close = latest[-1].start > kg.last_narrated(zone_id)
+    return food_id if after_close and kg.zone_of(food_id) != zone_id else None
+
+
+def _put_while_open(kg: KitchenGraph, vocabulary: Vocabulary, zone_id: str) -> str | None:
+    """The thing handled last, held or at no known place, when the receptacle `zone_id` was opened
+    after it and is closed again with no thing narrated between ("close milk, open fridge, close
+    fridge"; a lid just put on a box goes in with the box). None otherwise."""
+    food_id = kg.last_handled()
+    closed_with = kg.location_of(food_id) if food_id is not None else None
+    if food_id is not None and head_noun(kg.view(food_id, 0).name) in vocabulary.covers and closed_with:
+        food_id = closed_with if kg.has_food(closed_with) else food_id
+    if food_id is None or kg.zone_of(food_id) == zone_id:
+        return None
+    if kg.hand_of(food_id) is None and kg.location_of(food_id) is not None:
+        return None
+    return food_id if kg.last_seen(food_id) <= kg.last_narrated(zone_id) else None
+
+
 def _put_by_name(kg: KitchenGraph, food_id: str, placed: Interaction) -> bool:
     """Whether the interaction put the thing at a place its narration named, naming the thing too
     ("put knife onto rack"; not "move tap" read as a put of the mug held)."""

@@ -21,6 +21,7 @@ from treebrain.kg.context import (
     lit_hob,
     open_receptacle,
     pan_for_lit_hob,
+    put_on_closing,
     storage_place,
     unsaid_place,
 )
@@ -38,6 +39,7 @@ from treebrain.kg.models import (
 )
 from treebrain.kg.names import head_noun, said_name
 from treebrain.kg.places import PlaceResolver, names_place
+from treebrain.kg.retrieval import CLOSED_STATE
 from treebrain.kg.vocabulary import Vocabulary
 
 # How many of the things seen last are searched for the food stirred lately (few: one dish is worked
@@ -96,7 +98,7 @@ def _cover_with_held_lid(
 ) -> None:
     """Closing a thing while holding a lid (``covers``) puts that lid on it ("take lid, close food
     container"): that is how it was closed. A lid closed itself, or none held, changes nothing."""
-    if update.update_type is not UpdateType.MODIFY_STATE or update.state != "closed":
+    if update.update_type not in (UpdateType.MODIFY_STATE, UpdateType.CREATE_NEW) or update.state != "closed":
         return
     if kg.view(food_id, 0).name in vocabulary.covers:
         return
@@ -192,9 +194,23 @@ def _move(
         destination is not None and destination.kind == "unknown"
     ):
         if kg.hand_of(food_id) is None and kg.location_of(food_id) is not None:
+            # "put bread in bag, open cupboard, put down bread": the bag goes, the bread in it
+            food_id = _bagged_in(kg, food_id, places.vocabulary) or food_id
+        if kg.hand_of(food_id) is None and kg.location_of(food_id) is not None:
             _shift(kg, food_id, places, warnings, drying=not _puts_away(update, places.vocabulary))
         else:
             _put(kg, food_id, _put_down(kg, food_id, update, places), warnings, "likely")
+
+
+def _bagged_in(kg: KitchenGraph, food_id: str, vocabulary: Vocabulary) -> str | None:
+    """The bag or package (``bags``) the thing's latest narration put it into, else None: a bare put
+    of the thing then carries the bag with it inside."""
+    bag = kg.location_of(food_id)
+    if bag is None or not kg.has_food(bag) or head_noun(kg.view(bag, 0).name) not in vocabulary.bags:
+        return None
+    latest = kg.view(food_id, 1).recent
+    put_in = bool(latest) and latest[-1].outcome is not OutcomeKind.TAKE and bool(latest[-1].location_context)
+    return bag if put_in else None
 
 
 def _put_down(kg: KitchenGraph, food_id: str, update: KgUpdate, places: PlaceResolver) -> str:
@@ -379,7 +395,14 @@ def apply_zone_event(
     places = PlaceResolver(kg, vocabulary, narration.start)
     zone_id = places.place(extraction.location)
     action = extraction.verb or "handle"
-    switched_before = kg.zone_view(zone_id).state in (ON_STATE, OFF_STATE)
+    state_before = kg.zone_view(zone_id).state
+    switched_before = state_before in (ON_STATE, OFF_STATE)
+    closing = extraction.state_after == CLOSED_STATE
+    put_in = put_on_closing(kg, vocabulary, zone_id, state_before) if closing else None
+    if put_in is not None:
+        kg.put_at(put_in, zone_id, "likely")
+        note = f"{zone_id} closed: the thing handled just before went in, unsaid"
+        kg.record(put_in, _interaction(narration, "put", OutcomeKind.PLACE, zone_id, [note]))
     kg.record_zone(
         zone_id, _interaction(narration, action, OutcomeKind.ZONE_EVENT, zone_id, []), extraction.state_after
     )

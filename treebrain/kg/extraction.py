@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 
 from treebrain.kg.models import Extraction, LocationRole, TargetKind, UpdateType
 from treebrain.kg.names import normalise_phrase, singular, singular_phrase
@@ -60,6 +61,7 @@ class _Object:
     reason: str | None = None
 
 
+@lru_cache(maxsize=8192)  # a pure function of its text and vocabulary: EPIC repeats its texts
 def extract_entities(text: str, vocabulary: Vocabulary) -> Extraction:
     """The verb, object, place, hand and quantity a narration mentions (any may be missing); a text
     too long to be one narrated action is about no object."""
@@ -91,8 +93,8 @@ def extract_entities(text: str, vocabulary: Vocabulary) -> Extraction:
         # "season chicken breast with oil": a portion of the oil goes onto the chicken
         location, role, target = target.name, "destination", dressing
         verb_type, also = UpdateType.PLACE, ()
-    if target.kind == "zone" and verb_type is UpdateType.PLACE and place is not None:
-        target = _waste_named(target, vocabulary)
+    if target.kind == "zone":
+        target = _waste_named(target, verb_type, place is not None, vocabulary)
     noun = singular_phrase(target.name) if target.kind == "food" and target.name else ""
     if target.kind == "zone" and verb_type is UpdateType.PLACE:
         # "put in dishwasher" (the class file's verb "put in"): the zone is where the held thing goes
@@ -204,7 +206,7 @@ def _first_span(tokens: list[str], table: Mapping[str, str], taken: set[int]) ->
 def _span_at(tokens: list[str], start: int, table: Mapping[str, str], taken: set[int]) -> _Span | None:
     longest = min(4, len(tokens) - start)
     for length in range(longest, 0, -1):
-        if any(position in taken for position in range(start, start + length)):
+        if not taken.isdisjoint(range(start, start + length)):
             continue
         words = tokens[start : start + length]
         for key in (" ".join(words), " ".join([*words[:-1], singular(words[-1])])):
@@ -360,8 +362,9 @@ def _named(phrase: list[str], vocabulary: Vocabulary) -> _Object:
     """A noun phrase as an object: a known food, a zone, no object, or a new kind of object.
 
     The whole phrase is tried first, then its endings ("small plate" -> plate), so a phrase whose
-    head is unknown ("garlic paste", "onion skin") is a thing of its own, not the food it starts with;
-    a thing cut up is that thing ("cucumber slices").
+    head is unknown ("garlic paste", "onion skin") is a thing of its own, not the food it starts with,
+    and so is one whose head is listed for another kind ("chilli oil" is no olive oil); a thing cut
+    up is that thing ("cucumber slices").
     """
     if len(phrase) > 1 and singular(phrase[-1]) in vocabulary.part_words:
         phrase = phrase[:-1]
@@ -369,6 +372,8 @@ def _named(phrase: list[str], vocabulary: Vocabulary) -> _Object:
     for start in range(len(phrase)):
         ending = phrase[start:]
         for key in (" ".join(ending), singular_phrase(" ".join(ending))):
+            if key in vocabulary.food_phrases and _another_kind(phrase[:start], key, vocabulary):
+                return _Object("food", vocabulary.names.canonical(text), text)
             if key in vocabulary.food_phrases:
                 return _Object("food", vocabulary.food_phrases[key], text, known=True)
             if key in vocabulary.zone_phrases:
@@ -380,10 +385,28 @@ def _named(phrase: list[str], vocabulary: Vocabulary) -> _Object:
     return _Object("food", vocabulary.names.canonical(text), text)
 
 
-def _waste_named(target: _Object, vocabulary: Vocabulary) -> _Object:
-    """A bin's name ("trash", "garbage") as the thing a put with a place moves ("throw trash in
-    container"): the waste, not the bin; any other zone is left as it is."""
+def _another_kind(modifiers: list[str], key: str, vocabulary: Vocabulary) -> bool:
+    """Whether words before a listed head noun make another kind of the thing the list means by it:
+    "oil" is listed for olive oil, yet a chilli oil or a sesame oil is no olive oil (a "small plate"
+    is a plate: "plate" is listed as itself)."""
+    canonical = vocabulary.food_phrases[key]
+    kind, _, head = canonical.rpartition(" ")
+    return bool(modifiers) and bool(kind) and key == head and not set(modifiers) & set(kind.split())
+
+
+def _waste_named(
+    target: _Object, verb_type: UpdateType | None, has_place: bool, vocabulary: Vocabulary
+) -> _Object:
+    """A bin's name as the thing a take or put moves: the waste, not the bin, when the put says where
+    ("throw trash in container") or the name is a word for waste ("pick up trash", "throw away trash");
+    any other zone, or a bin opened or closed ("open trash"), is left as it is."""
     if target.name not in vocabulary.discard_zones or target.phrase is None:
+        return target
+    waste = (
+        verb_type in (UpdateType.TAKE, UpdateType.PLACE)
+        and singular_phrase(target.phrase) in vocabulary.waste
+    )
+    if not waste and not (verb_type is UpdateType.PLACE and has_place):
         return target
     return _Object("food", vocabulary.names.canonical(target.phrase), target.phrase)
 

@@ -21,12 +21,12 @@ from __future__ import annotations
 import bisect
 import heapq
 from collections.abc import Collection, Iterator
-from typing import Any
+from typing import Any, TypeVar
 
 import networkx as nx
 
 from treebrain.kg.models import FoodView, HandSlot, Interaction, MatchKind, PlaceCertainty, ZoneView
-from treebrain.kg.names import NameResolver, SynonymResolver, normalise_phrase, slug
+from treebrain.kg.names import NameResolver, SynonymResolver, normalise_phrase, singular_phrase, slug
 
 LOCATED_IN = "located_in"
 
@@ -175,14 +175,19 @@ class KitchenGraph:
         found = {food_id for name in names for food_id in self.foods_named(name, limit, exclude)}
         return sorted(found, key=self.last_seen, reverse=True)[:limit]
 
-    def foods_similar(self, name: str, limit: int | None = None, exclude: Collection[str] = ()) -> list[str]:
+    def foods_similar(
+        self, name: str, limit: int | None = None, exclude: Collection[str] = (), said: str | None = None
+    ) -> list[str]:
         """Foods sharing the head noun of `name` (a looser match), most recently seen first; not one
-        whose other words differ ("tray" finds the baking tray; "cheese package" is no bread package)."""
+        whose other words differ ("tray" finds the baking tray; "cheese package" is no bread package),
+        by the name's key or by the words said for it (`said`: "oil", whose key is olive oil, finds a
+        sesame oil)."""
         words = set(self.names.canonical(name).split())
+        said_words = set(singular_phrase(normalise_phrase(said)).split()) if said else words
         fits = [
             food_id
             for food_id in _newest(self._by_head.get(self.names.head(name), []), None, exclude)
-            if _nested(words, set(self._keys[food_id][0].split()))
+            if _nested(words, keys := set(self._keys[food_id][0].split())) or _nested(said_words, keys)
         ]
         return fits[:limit] if limit is not None else fits
 
@@ -212,7 +217,10 @@ class KitchenGraph:
 
     def zone_of(self, food_id: str) -> str | None:
         """The zone the food is at, through the objects it is in ("on the plate" -> the plate's zone)."""
-        node = self.location_of(food_id)
+        return self._zone_through(self.location_of(food_id))
+
+    def _zone_through(self, node: str | None) -> str | None:
+        """The zone `node` is, or is at through the objects it is in."""
         while node is not None and not self.has_zone(node):
             node = self.location_of(node)
         return node
@@ -276,14 +284,15 @@ class KitchenGraph:
     def view(self, food_id: str, recent: int = 3, match: MatchKind = "") -> FoodView:
         """A read-only view of one food with its `recent` latest interactions.
 
-        Built without re-validation (``model_construct``): the graph's own data is already valid,
-        and this runs several times per narration.
+        Built without re-validation (:func:`_trusted`): the graph's own data is already valid, and
+        this runs several times per narration.
         """
         node = self.graph.nodes[food_id]
         location_id = self.location_of(food_id)
-        zone_id = self.zone_of(food_id)
+        zone_id = self._zone_through(location_id)
         history: list[Interaction] = node["history"]
-        return FoodView.model_construct(
+        return _trusted(
+            FoodView,
             food_id=food_id,
             name=node["name"],
             said=node["said"] or node["name"],
@@ -305,8 +314,8 @@ class KitchenGraph:
     def zone_view(self, zone_id: str) -> ZoneView:
         """A read-only view of one zone, built without re-validation like :meth:`view`."""
         node = self.graph.nodes[zone_id]
-        return ZoneView.model_construct(
-            zone_id=zone_id, name=node["name"], zone_type=node["zone_type"], state=node["state"]
+        return _trusted(
+            ZoneView, zone_id=zone_id, name=node["name"], zone_type=node["zone_type"], state=node["state"]
         )
 
     def history(self, node_id: str) -> list[Interaction]:
@@ -411,6 +420,21 @@ class KitchenGraph:
     def record_event(self, interaction: Interaction) -> None:
         self.graph.graph["events"].append(interaction)
         self._remember([interaction])
+
+
+_View = TypeVar("_View", FoodView, ZoneView)
+
+
+def _trusted(model: type[_View], **values: Any) -> _View:
+    """What ``model.model_construct(**values)`` builds when `values` holds every field (the views
+    do), without its per-field alias and default lookups: those took a sixteenth of a rules-only
+    ingest. tests/kg/test_kg_graph.py checks both give the same model."""
+    built = model.__new__(model)
+    object.__setattr__(built, "__dict__", values)
+    object.__setattr__(built, "__pydantic_fields_set__", set(values))
+    object.__setattr__(built, "__pydantic_extra__", None)
+    object.__setattr__(built, "__pydantic_private__", None)
+    return built
 
 
 def _nested(first: set[str], second: set[str]) -> bool:

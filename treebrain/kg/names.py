@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Protocol
 
 _NON_WORD = re.compile(r"[^a-z0-9]+")
 _FILLER_WORDS = frozenset({"a", "an", "the", "some", "my", "your", "this", "that", "these", "those"})
 _KEEP_FINAL_S = ("ss", "us", "is", "ous")
-#: Plurals the suffix rules get wrong ("knives" is no "knive").
+#: Plurals the suffix rules get wrong ("knives" is no "knive", "clothes" no "clothe").
 _IRREGULAR_PLURALS = {
     "knives": "knife",
     "leaves": "leaf",
@@ -23,6 +24,7 @@ _IRREGULAR_PLURALS = {
     "shelves": "shelf",
     "teeth": "tooth",
     "mice": "mouse",
+    "clothes": "clothes",
 }
 
 
@@ -31,11 +33,13 @@ def words(text: str) -> list[str]:
     return [word for word in _NON_WORD.split(text.lower()) if word]
 
 
+@lru_cache(maxsize=16384)  # called for the same few hundred words and phrases on every narration
 def normalise_phrase(text: str) -> str:
     """Lower case, punctuation and articles removed, single spaces: the form names are compared in."""
     return " ".join(word for word in words(text) if word not in _FILLER_WORDS)
 
 
+@lru_cache(maxsize=16384)  # tried on every word of every phrase the extraction matches
 def singular(word: str) -> str:
     """A conservative English singular ("tomatoes" -> "tomato", "berries" -> "berry", "knives" ->
     "knife", "glass" kept)."""
@@ -93,8 +97,15 @@ class SynonymResolver:
     def __init__(self, synonyms: Mapping[str, str] | None = None) -> None:
         table = synonyms or {}
         self._synonyms = {normalise_phrase(phrase): canonical for phrase, canonical in table.items()}
+        self._canonical: dict[str, str] = {}  # name as spelt -> key: the table never changes
 
     def canonical(self, name: str) -> str:
+        known = self._canonical.get(name)
+        if known is None:
+            known = self._canonical[name] = self._fold(name)
+        return known
+
+    def _fold(self, name: str) -> str:
         phrase = normalise_phrase(name)
         known = self._synonyms.get(phrase)
         if known is not None:

@@ -102,7 +102,9 @@ def retrieve_candidates(
     if not held_matching and not others:
         match = "similar"
         held_matching = [food.food_id for food in held if kg.name_keys(food.food_id)[1] == head]
-        others = kg.foods_similar(extraction.food, limit=limits.candidates, exclude=held_ids)
+        others = kg.foods_similar(
+            extraction.food, limit=limits.candidates, exclude=held_ids, said=extraction.food_phrase
+        )
     in_hand = sorted(held_matching, key=lambda food_id: -kg.last_seen(food_id))
     chosen = (in_hand + others)[: limits.candidates]
     unnamed = (

@@ -141,15 +141,46 @@ def adds_portion(extraction: Extraction, retrieval: Retrieval, vocabulary: Vocab
     put onto or into an object ("put salt on chicken breasts"), or poured, tipped or spooned into a
     named place from its pack ("pour flour into pan", "spoon sugar into pan"). That portion is a thing
     of its own there; the pack, bottle or shaker does not move. A portion already moved into a spoon
-    or bowl is poured on as itself ("tip salt into pan")."""
+    or bowl is poured on as itself ("tip salt into pan"). Another thing only when put from its pack
+    just opened (_from_its_pack)."""
     named = _named_place(extraction)
-    if extraction.food is None or named is None or not vocabulary.is_portion(extraction.food):
+    if extraction.food is None or named is None:
         return False
+    if not vocabulary.is_portion(extraction.food):
+        return _from_its_pack(extraction, named, retrieval, vocabulary)
     if extraction.verb_type is UpdateType.PLACE:
         return vocabulary.zone_for(named) is None
     if not extraction.pours or extraction.location_role != "destination":
         return False
     return not retrieval.matching() or _pack(retrieval) is not None
+
+
+def _from_its_pack(extraction: Extraction, named: str, retrieval: Retrieval, vocabulary: Vocabulary) -> bool:
+    """Whether a thing not listed as used a portion at a time is put from its pack just opened into or
+    onto a named object ("open package of pasta, put pasta on plate"): what goes is some of it, a
+    thing of its own, and the pack stays where it is. Not a lid, pack or container opened and put,
+    nor a thing put back into a pack or bag."""
+    pack = _pack(retrieval)
+    if extraction.verb_type is not UpdateType.PLACE or pack is None or not _pack_opened(pack, vocabulary):
+        return False
+    if vocabulary.zone_for(named) is not None or _holds_or_handles(pack.name, vocabulary):
+        return False
+    # "put egg in package" puts it back: a pack or bag is no dish
+    packed = _holds_or_handles(named, vocabulary) or head_noun(named) in vocabulary.bags
+    return not packed and head_noun(pack.name) not in vocabulary.containers
+
+
+def _pack_opened(food: FoodView, vocabulary: Vocabulary) -> bool:
+    """Whether the thing is open and the narration that opened it named its pack ("open package of
+    pasta", "open bread package"; not "open spinach")."""
+    if food.state != "open":
+        return False
+    for interaction in reversed(food.recent):
+        entry = vocabulary.verb_entry(interaction.action)
+        if entry is not None and entry.state == food.state:
+            packs = {*vocabulary.packs, *vocabulary.bags}
+            return any(singular_phrase(word) in packs for word in words(interaction.narration))
+    return False
 
 
 def _pack(retrieval: Retrieval) -> FoodView | None:

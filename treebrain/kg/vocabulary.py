@@ -116,6 +116,7 @@ class NounsFile(Frozen):
     vessels: list[str] = []
     covers: list[str] = []
     packs: list[str] = []
+    bags: list[str] = []
     cookware: list[str] = []
     scrubbers: list[str] = []
     utensils: list[str] = []
@@ -123,6 +124,7 @@ class NounsFile(Frozen):
     general_foods: list[str] = []
     made_of: dict[str, list[str]] = {}
     groups: dict[str, list[str]] = {}
+    waste: list[str] = []
     max_words: int = Field(default=4, ge=1, le=8)
     max_narration_words: int = Field(default=40, ge=1)
 
@@ -208,6 +210,7 @@ class Vocabulary:
         self.vessels = frozenset(singular_phrase(normalise_phrase(word)) for word in nouns.vessels)
         self.covers = frozenset(singular_phrase(normalise_phrase(word)) for word in nouns.covers)
         self.packs = tuple(singular_phrase(normalise_phrase(word)) for word in nouns.packs)
+        self.bags = frozenset(singular_phrase(normalise_phrase(word)) for word in nouns.bags)
         self.cookware = frozenset(singular_phrase(normalise_phrase(word)) for word in nouns.cookware)
         self.scrubbers = frozenset(singular_phrase(normalise_phrase(word)) for word in nouns.scrubbers)
         self.utensils = frozenset(singular_phrase(normalise_phrase(word)) for word in nouns.utensils)
@@ -220,6 +223,7 @@ class Vocabulary:
             _singular(group): frozenset(singular_phrase(normalise_phrase(word)) for word in members)
             for group, members in nouns.groups.items()
         }
+        self.waste = frozenset(_singular(word) for word in nouns.waste)
         self.max_words = nouns.max_words
         self.max_narration_words = nouns.max_narration_words
         every_phrase = (
