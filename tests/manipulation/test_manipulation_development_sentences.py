@@ -10,7 +10,8 @@ they are or come in (``object_kinds_dev.yaml``) and places said beside a fixture
 from the fixture's parts (``beside_or_part_dev.yaml``) and objects of one kind said by where they
 are: on, in or beside a landmark, closest to or farthest from it, taken from it
 (``object_by_where_dev.yaml``) and which of a fixture's regions a place phrase means: its top side, a
-drawer, a layer, an inside, the table beside it, or none (``fixture_regions_dev.yaml``); and over the robosuite scenes, wordings people use that the language
+drawer, a layer, an inside, the table beside it, or none (``fixture_regions_dev.yaml``; in other
+forms, ``fixture_regions_dev_2.yaml``, with a held-out half, ``fixture_regions_heldout_2.yaml``); and over the robosuite scenes, wordings people use that the language
 tasks' development file lacks (``robosuite_wordings_dev.yaml``), what stays said beside a placing
 (``what_stays_dev.yaml``) and, in the language tasks' own format,
 more such kinds (``config/manipulation/language_tasks_wordings.yaml``: an object named by what it is,
@@ -49,9 +50,19 @@ DEV = [
         "beside_or_part_dev.yaml",
         "object_by_where_dev.yaml",
         "fixture_regions_dev.yaml",
+        "fixture_regions_dev_2.yaml",
     )
     for case in yaml.safe_load((DATA / name).read_text(encoding="utf-8"))
 ]
+HELD_OUT = yaml.safe_load((DATA / "fixture_regions_heldout_2.yaml").read_text(encoding="utf-8"))
+"""Part 20's held-out half: written with its development file, measured before the code and at the
+end only, never used to choose a rule."""
+HELD_OUT_MISSES = {
+    "put the black bowl in the cabinet's fifth drawer": "held-out miss: an ordinal drawer is asked about",
+    "put the wine bottle in the rack's drawer": "held-out miss: another fixture's drawers are asked about",
+    "put the black book on the top of the shelf": "held-out miss: the shelf's top layer, not its roof",
+}
+"""Part 20's held-out sentences the parser still gets wrong, counted at the end (docs/manipulation.md)."""
 ROOT = bddl_root()
 CONFIG = Path(__file__).resolve().parents[2] / "config" / "manipulation"
 WORDINGS = yaml.safe_load((DATA / "robosuite_wordings_dev.yaml").read_text(encoding="utf-8"))
@@ -62,13 +73,28 @@ ROBOSUITE_TASKS = {"pickplace": "PickPlace", "pickplacecan": "PickPlaceCan", "st
 @pytest.fixture(scope="module")
 def scenes() -> dict[str, Scene]:
     assert ROOT is not None
-    wanted = {case["scene"] for case in DEV}
+    wanted = {case["scene"] for case in DEV + HELD_OUT}
     return {task.name: task.scene() for task in load_suite("90", ROOT) if task.name in wanted}
 
 
 @pytest.mark.skipif(ROOT is None, reason="LIBERO's task files need the sim extra")
 @pytest.mark.parametrize("case", DEV, ids=[case["text"] for case in DEV])
 def test_development_sentences(case: dict[str, Any], scenes: dict[str, Scene]) -> None:
+    check_answer(parse_goal_text(case["text"], scenes[case["scene"]]), case)
+
+
+@pytest.mark.skipif(ROOT is None, reason="LIBERO's task files need the sim extra")
+@pytest.mark.parametrize(
+    "case",
+    [
+        pytest.param(case, marks=pytest.mark.xfail(reason=HELD_OUT_MISSES[case["text"]], strict=True))
+        if case["text"] in HELD_OUT_MISSES
+        else case
+        for case in HELD_OUT
+    ],
+    ids=[case["text"] for case in HELD_OUT],
+)
+def test_held_out_sentences(case: dict[str, Any], scenes: dict[str, Scene]) -> None:
     check_answer(parse_goal_text(case["text"], scenes[case["scene"]]), case)
 
 

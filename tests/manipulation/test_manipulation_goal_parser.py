@@ -20,6 +20,8 @@ from treebrain.manipulation.goal_prompt import goal_schema, judge_goal_answer
 from treebrain.manipulation.goal_words import name_words, place_words
 from treebrain.manipulation.grounding import load_object_words
 from treebrain.manipulation.libero_planning import score_goal_grounding
+from treebrain.manipulation.object_phrases import every_one_said
+from treebrain.manipulation.place_phrases import there_said
 from treebrain.manipulation.place_relations import Footprint
 from treebrain.manipulation.respelling import one_slip, respelled
 from treebrain.manipulation.symbolic import Scene
@@ -862,3 +864,76 @@ def test_what_stays_is_named_in_the_answer(task: str, goal: list[str], kept: lis
     parse = parse_goal_text(task, robosuite_scene("pickplace"), NOUNS)
     assert parse.usable and parse.goal == goal, parse
     assert parse.kept == kept
+
+
+@pytest.mark.parametrize(
+    ("task", "goal"),
+    [
+        (
+            "open the middle drawer and put the teapot there",
+            ["Open(oak_dresser_1_middle_region)", "In(teapot_1, oak_dresser_1_middle_region)"],
+        ),
+        (
+            "turn on the hob and put the teapot there",
+            ["TurnOn(gas_hob_1)", "On(teapot_1, gas_hob_1_cook_region)"],
+        ),
+    ],
+)
+def test_there_is_the_place_named_before_in_it_or_on_it_as_it_takes_things(
+    task: str, goal: list[str]
+) -> None:
+    assert there_said("oak_dresser_1_middle_region", STOREROOM) == "inside it"
+    assert there_said("gas_hob_1", STOREROOM) == "on it"
+    assert parse_goal_text(task, STOREROOM, NOUNS).goal == goal
+
+
+def test_at_the_top_of_a_thing_is_on_top_of_it_and_into_its_top_is_asked() -> None:
+    assert parse_goal_text("put the jam jar at the top of the dresser", STOREROOM, NOUNS).goal == [
+        "On(jam_jar_1, oak_dresser_1_top_side)"
+    ]
+    parse = parse_goal_text("put the jam jar into the dresser's top", STOREROOM, NOUNS)
+    assert not parse.goal
+    assert "oak_dresser_1_top_region" in parse.question and "oak_dresser_1_top_side" in parse.question
+
+
+def test_a_plural_names_every_object_its_words_fit() -> None:
+    jars = STOREROOM.model_copy(update={"objects": (*STOREROOM.objects, "jam_jar_2")})
+    assert every_one_said("the jam jars", jars) == ["jam_jar_1", "jam_jar_2"]
+    assert every_one_said("the jam jar", jars) == []
+    assert every_one_said("the jam jars", STOREROOM) == []  # one jar: not a plural of several
+    assert parse_goal_text("put the jars in the top drawer", jars, NOUNS).goal == [
+        "In(jam_jar_1, oak_dresser_1_top_region)",
+        "In(jam_jar_2, oak_dresser_1_top_region)",
+    ]
+
+
+def test_a_compound_place_is_the_thing_its_last_word_names() -> None:
+    rack = Scene(
+        objects=("spice_jar_1",),
+        regions=("spice_jar_1", "wire_rack_1_top_region"),
+        fixtures=("wire_rack_1",),
+        skill_set="libero",
+    )
+    assert parse_goal_text("put the spice jar in the jar holder", rack, NOUNS).goal == [
+        "In(spice_jar_1, wire_rack_1_top_region)"
+    ]
+
+
+def test_a_part_the_fixture_lacks_or_an_inside_of_a_surface_is_refused() -> None:
+    drawer, holder, hob = (
+        parse_goal_text(task, STOREROOM, NOUNS)
+        for task in (
+            "put the teapot in the hob's drawer",
+            "put the jam jar in the drawer of the holder",
+            "put the teapot in the hob",
+        )
+    )
+    assert not drawer.goal and "gas_hob_1 has no drawer" in drawer.refusal, drawer
+    assert not holder.goal and "pen_holder_1 has no drawer" in holder.refusal, holder
+    assert not hob.goal and "gas_hob_1_cook_region is a surface" in hob.refusal, hob
+
+
+def test_a_cooktop_is_the_hob() -> None:
+    assert parse_goal_text("put the teapot on the cooktop", STOREROOM, NOUNS).goal == [
+        "On(teapot_1, gas_hob_1_cook_region)"
+    ]

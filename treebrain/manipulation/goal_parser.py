@@ -30,8 +30,11 @@ How a task is read:
   a fixture's top side, ``under`` a layer another of its layers covers (a shelf's lower one, never a
   drawer), ``to the left of`` / ``in front of`` / ``behind`` / ``next to`` a region beside something
   that lies on that side (the task file's ranges, not its name alone); "in the top of" a thing with a
-  top side and a top drawer, and "at the back of" a thing with a back part, are asked about; a
-  region's words are its name's and its description's
+  top side and a top drawer (or "into its top"), and "at the back of" a thing with a back part, are
+  asked about; "at the top of" is on top of it; a compound place is what its last word names ("the
+  bottle holder"), a part its fixture lacks is refused ("the microwave's drawer"), nothing goes in a
+  surface ("in the stove"), and "there" is the place named before; a plural object phrase ("the
+  butters") names each object it fits; a region's words are its name's and its description's
   (the task catalogue's "near-left compartment of the target bin"), and "its" names the object's own
   place ("put the milk in its compartment");
 - a place said by its relation to another ("the compartment behind the cereal's", "the pot between

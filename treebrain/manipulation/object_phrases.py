@@ -106,6 +106,24 @@ def names_several(phrase: str) -> bool:
     return bool(before) and not set(before) <= COLOURS and not re.search(r"\bbetween\b", first)
 
 
+def every_one_said(phrase: str, scene: Scene) -> list[str]:
+    """The objects a plural names ("the butters", "both yellow books"): every object its words
+    fit, the last one said in the plural, when they are two or more and no object is called by the
+    plural itself; [] otherwise (one thing, or a phrase that is no plural)."""
+    words = content_words(phrase)
+    head = words[-1] if words else ""
+    if len(head) < 4 or not head.endswith("s") or head.endswith("ss"):
+        return []
+    own = {name: name_words(name) for name in scene.objects}
+    if any(head in known for known in own.values()):
+        return []
+    fitting = [name for name, known in own.items() if all(word_matches(word, known) for word in words)]
+    if len(fitting) < 2:
+        return []
+    explain(words_of(phrase))
+    return fitting
+
+
 def object_scored(phrase: str, scene: Scene) -> tuple[str, float]:
     """The object a phrase names and how sure that is."""
     chosen = _from_source(phrase, scene) or _object_choice(phrase, scene)

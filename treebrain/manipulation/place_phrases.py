@@ -12,6 +12,7 @@ from treebrain.manipulation.explained_words import explain
 from treebrain.manipulation.fixture_parts import UNDER, drawers_of, in_state, lies_under, owner_of, state_said
 from treebrain.manipulation.goal_choice import Unsure, best_choice, parts_asked, view_of_scene
 from treebrain.manipulation.goal_words import (
+    COLOURS,
     POSITIONS,
     SYNONYMS,
     content_words,
@@ -44,8 +45,11 @@ def side_or_part(preposition: str, phrase: str, place: str, scene: Scene) -> Non
         raise Unsure(f"by 'to {phrase.strip()}' do you mean {place} or {beside}?", True)
 
 
-_SIDE_OF = re.compile(r"^(?:the\s)?(?P<side>top|bottom|front|back|left|right)\sof\s")
-"""A side of a thing said as a noun: "the top of the cabinet"."""
+_SIDE_OF = re.compile(
+    r"^(?:the\s)?(?P<side>top|bottom|front|back|left|right)\sof\s"
+    r"|'s\s(?P<owned>top|bottom|front|back|left|right)$"
+)
+"""A side of a thing said as a noun: "the top of the cabinet", "the cabinet's top"."""
 
 INSIDE = ("in", "into", "inside", "inside of")
 
@@ -54,11 +58,11 @@ def inside_or_surface(preposition: str, phrase: str, place: str, scene: Scene) -
     """ "Put it in the top of the cabinet" reads as an inside at the top (its top drawer: "in" asks
     for an inside) and as the top itself (the top of a thing is its surface there, its top side): a
     question when the fixture has both."""
-    said = _SIDE_OF.match(phrase.strip()) if preposition in INSIDE else None
+    said = _SIDE_OF.search(phrase.strip()) if preposition in INSIDE else None
     if said is None:
         return
     owner = owner_of(place, scene)
-    surface = f"{owner}_{said.group('side')}_side" if owner else ""
+    surface = f"{owner}_{said.group('side') or said.group('owned')}_side" if owner else ""
     if surface in scene.regions:
         raise Unsure(f"by '{preposition} {phrase.strip()}' do you mean {place} or {surface}?", True)
 
@@ -166,6 +170,13 @@ def place_splits(phrase: str) -> list[tuple[str, str, str]]:
     return splits
 
 
+def there_said(place: str, scene: Scene) -> str:
+    """ "Put the bowl there" after a place is named: inside it when the part that takes things in
+    is an inside (a drawer, the microwave's heating region, a basket), else on it (a stove)."""
+    inside = {"drawer", "contain", "heating"} & place_words(part_for(place, "in", scene))
+    return "inside it" if inside else "on it"
+
+
 def part_for(named: str, preposition: str, scene: Scene) -> str:
     """The part of a thing or place the preposition asks for ("in" the tray: its contain region)."""
     owner = owner_of(named, scene) or named
@@ -256,9 +267,40 @@ def place_named(preposition: str, phrase: str, scene: Scene, owner: str = "") ->
     if beside and preposition != "to":
         candidates = _beside_places(candidates, preposition, phrase, scene)
         said = f"{preposition} {phrase.strip()}"  # a question says which side of what
+    candidates = _named_by_head(phrase, candidates)
     chosen = best_choice(said, candidates, words, "place", scene, parts=parts, beside=beside)
+    _part_it_lacks(phrase, chosen[0], candidates[chosen[0]], scene)
+    if preposition in INSIDE and place_words(chosen[0]) & _SURFACES:
+        raise Unsure(f"nothing can be put {preposition} {phrase.strip()}: {chosen[0]} is a surface", False)
     explain(word for word in words_of(phrase) if word.removesuffix("s") in PLACE_FORMS)
     return chosen
+
+
+PART_NOUNS = frozenset({"drawer", "layer", "compartment", "burner"})
+"""Words for a part of a fixture: said of a fixture, it must have one."""
+_SURFACES = frozenset({"cook", "side"})
+"""Words of a place that is a surface (a stove's cook region, a cabinet's top side): nothing goes in it."""
+
+
+def _part_it_lacks(phrase: str, place: str, known: set[str], scene: Scene) -> None:
+    """A part said that the place chosen is not ("the microwave's drawer", "the bottom drawer of the
+    wine rack"): a refusal, the fixture has none, never its other part."""
+    for word in content_words(phrase):
+        if word.removesuffix("s") in PART_NOUNS and not word_matches(word, known):
+            raise Unsure(f"{owner_of(place, scene) or place} has no {word.removesuffix('s')}", False)
+
+
+def _named_by_head(phrase: str, candidates: dict[str, set[str]]) -> dict[str, set[str]]:
+    """Of a compound said plainly ("the bottle holder", not "the drawer of the rack" nor "the rack's
+    drawer", whose owner is said), the places its last word names: the words before it say which
+    one ("bottle" is what the holder holds, not the wine bottle)."""
+    if re.search(r"\bof\b|'s\b", phrase):
+        return candidates
+    naming = [word for word in content_words(phrase) if word not in POSITIONS and word not in COLOURS]
+    if len(naming) < 2:
+        return candidates
+    headed = {name: known for name, known in candidates.items() if word_matches(naming[-1], known)}
+    return headed or candidates
 
 
 _NUMBERED = re.compile(r"\b(?:\d+|\d+(?:st|nd|rd|th)|number|first|second|third|fourth)\b")

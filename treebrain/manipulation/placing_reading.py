@@ -17,6 +17,7 @@ from treebrain.manipulation.goal_words import STOPWORDS, content_words, name_wor
 from treebrain.manipulation.object_phrases import (
     SUPPORTS,
     all_but,
+    every_one_said,
     is_ambiguous,
     landmark_said,
     names_objects,
@@ -34,6 +35,7 @@ from treebrain.manipulation.place_phrases import (
     place_splits,
     side_or_part,
     tables_of,
+    there_said,
 )
 from treebrain.manipulation.place_relations import RELATION_WORDS
 from treebrain.manipulation.relation_phrases import RELATED_PLACE, related_place
@@ -88,6 +90,9 @@ def read_placing(verb: str, rest: str, scene: Scene, reading: Reading) -> None:
     refused = aside.group("refused") if aside is not None else refused
     refused_place = refused.partition(" ")[0] in _INTO
     rest = re.sub(r"\s(?:inside|in|in there)$", " inside it", rest)  # "put the bowl inside", "slide it in"
+    if reading.last_place:  # "open the top drawer and put the bowl there"
+        rest = _THERE.sub(f" {there_said(reading.last_place, scene)}", rest)
+    rest = _AT_THE_TOP.sub("on top of", rest)  # "at the top of the cabinet" is on top of it
     at_side_or_part(rest, scene)
     rest = _BESIDE_SAID.sub(r"to the \g<side> of", rest)  # "on the left side of the plate"
     rest = _BESIDE_OWNED.sub(r"to the \g<side> of \g<owner>", rest)  # "on the plate's left side"
@@ -120,6 +125,8 @@ def read_placing(verb: str, rest: str, scene: Scene, reading: Reading) -> None:
             things = [(reading.held, 1.0)]
         else:
             raise Unsure(f"'{verb} {rest}': which object?", True)
+    elif plural := every_one_said(thing_phrase, scene):  # "the butters": each of them
+        things = [(thing, 1.0) for thing in plural]
     elif names_several(thing_phrase):
         parts = re.split(r"\band\b", thing_phrase.removeprefix("both"))
         things = [object_scored(part, scene) for part in parts if content_words(part)]
@@ -204,6 +211,10 @@ def _without_accompaniment(phrase: str) -> str:
     return phrase.partition(" with ")[0].strip()
 
 
+_THERE = re.compile(r"\s(?:over\s)?there$")
+"""A placing's place said as "there": the place named before."""
+_AT_THE_TOP = re.compile(r"\bat the top of\b")
+"""A thing's top said with "at": on top of it."""
 _BESIDE_SAID = re.compile(r"\b(?:on|at|to) the (?P<side>left|right|front|back)(?: hand)?(?: side)? of\b")
 """Beside a thing said otherwise: "on the left side of", "at the right of", "to the right-hand side of"."""
 
