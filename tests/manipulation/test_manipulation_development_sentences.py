@@ -11,7 +11,8 @@ from the fixture's parts (``beside_or_part_dev.yaml``) and objects of one kind s
 are: on, in or beside a landmark, closest to or farthest from it, taken from it
 (``object_by_where_dev.yaml``) and which of a fixture's regions a place phrase means: its top side, a
 drawer, a layer, an inside, the table beside it, or none (``fixture_regions_dev.yaml``; in other
-forms, ``fixture_regions_dev_2.yaml``, with a held-out half, ``fixture_regions_heldout_2.yaml``); and over the robosuite scenes, wordings people use that the language
+forms, ``fixture_regions_dev_2.yaml``, with a held-out half, ``fixture_regions_heldout_2.yaml``) and
+keep clauses whose object the words leave unsure (``unsure_keep_dev.yaml``); and over the robosuite scenes, wordings people use that the language
 tasks' development file lacks (``robosuite_wordings_dev.yaml``), what stays said beside a placing
 (``what_stays_dev.yaml``) and, in the language tasks' own format,
 more such kinds (``config/manipulation/language_tasks_wordings.yaml``: an object named by what it is,
@@ -51,6 +52,7 @@ DEV = [
         "object_by_where_dev.yaml",
         "fixture_regions_dev.yaml",
         "fixture_regions_dev_2.yaml",
+        "unsure_keep_dev.yaml",
     )
     for case in yaml.safe_load((DATA / name).read_text(encoding="utf-8"))
 ]

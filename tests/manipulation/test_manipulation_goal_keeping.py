@@ -1,7 +1,9 @@
 """What the words say stays, whoever answers the goal: the parser's question carries what its words
 keep (said before or after the clause it is unsure of), and a model's goal for the same words gets
 it, or is refused when it moves a kept object; the prompt asking a model for the goal says what
-stays."""
+stays. The same reading goes into a model's grounding (source and target, no goal), and a keep
+clause the words leave unsure ("leave the cube", two cubes) keeps them all unless the goal or the
+grounding moves one: then which one stays is asked."""
 
 from __future__ import annotations
 
@@ -9,12 +11,19 @@ import pytest
 
 from tests.manipulation.test_manipulation_development_sentences import robosuite_scene
 from tests.manipulation.test_manipulation_goal_parser import NOUNS
-from treebrain.manipulation.goal_answer import GoalParse
-from treebrain.manipulation.goal_keeping import kept_as_said, kept_by, kept_moved
+from treebrain.manipulation.goal_answer import GoalParse, KeptEither
+from treebrain.manipulation.goal_keeping import grounding_kept, kept_as_said, kept_by, kept_moved
 from treebrain.manipulation.goal_parser import parse_goal_text
 from treebrain.manipulation.goal_prompt import goal_prompt
+from treebrain.manipulation.grounding import Grounding
 
 PICKPLACE = robosuite_scene("pickplace")
+STACK = robosuite_scene("stack")
+EITHER_CUBE = GoalParse(
+    task="the words",
+    question="which?",
+    kept_either=[KeptEither(phrase="cube", candidates=["cubeA", "cubeB"])],
+)
 
 
 @pytest.mark.parametrize(
@@ -98,3 +107,69 @@ def test_the_models_prompt_says_what_the_words_keep(task: str, stays: str) -> No
     prompt = goal_prompt(task, PICKPLACE, parse)
     assert parse.question and f"could not settle it: {parse.question}\n{stays}" in prompt
     assert ("Stays where it is" in prompt) == bool(stays)
+
+
+def said(task: str) -> GoalParse:
+    return parse_goal_text(task, PICKPLACE, NOUNS)
+
+
+@pytest.mark.parametrize(
+    ("task", "kept"),
+    [
+        ("leave the milk where it is and put the can in the left compartment", ["Milk"]),
+        ("put the can in its compartment, the rest stays", ["Bread", "Cereal", "Milk"]),
+        ("put the can in the left compartment", []),
+    ],
+)
+def test_a_models_grounding_keeps_what_the_words_say_stays(task: str, kept: list[str]) -> None:
+    grounding = grounding_kept(Grounding(source="Can", target="bin_bread"), said(task), PICKPLACE)
+    assert (grounding.usable, grounding.kept) == (True, kept)
+
+
+def test_a_models_grounding_whose_object_stays_is_refused() -> None:
+    words = said("leave the milk where it is and put the can in the left compartment")
+    grounding = grounding_kept(Grounding(source="Milk", target="bin_bread"), words, PICKPLACE)
+    assert not grounding.usable
+    assert (
+        grounding.refusal == "Milk is to stay where it is, but the model's grounding moves it (to bin_bread)"
+    )
+    rest = said("put the can in its compartment, the rest stays")  # the rest is what it does not move
+    assert grounding_kept(Grounding(source="Milk", target="bin_milk"), rest, PICKPLACE).kept == [
+        "Bread",
+        "Can",
+        "Cereal",
+    ]
+
+
+def test_a_question_or_refusal_grounding_is_left_as_it_is() -> None:
+    words = said("leave the milk where it is and put the can in the left compartment")
+    for grounding in (Grounding(question="which bin?"), Grounding(refusal="no fridge here")):
+        assert grounding_kept(grounding, words, PICKPLACE) == grounding
+
+
+def test_an_unsure_keep_clause_asks_which_stays_when_the_goal_moves_one() -> None:
+    parse = parse_goal_text("leave the cube where it is and put the red cube on the green one", STACK, NOUNS)
+    assert parse.question == "which cube stays where it is: cubeA or cubeB?" and not parse.goal, parse
+    # the model's goal and the model's grounding alike
+    assert kept_as_said(model_goal("On(cubeA, on_cubeB)"), EITHER_CUBE, STACK).question == parse.question
+    grounding = grounding_kept(Grounding(source="cubeA", target="on_cubeB"), EITHER_CUBE, STACK)
+    assert grounding.question == parse.question and not grounding.usable
+
+
+def test_an_unsure_keep_clause_keeps_every_candidate_when_the_goal_moves_none() -> None:
+    either = EITHER_CUBE.model_copy(update={"kept": ["Milk"]})
+    answer = kept_as_said(model_goal("In(Can, bin_can)"), either, PICKPLACE)
+    assert answer.usable and answer.kept == ["Milk", "cubeA", "cubeB"]
+    grounding = grounding_kept(Grounding(source="Can", target="bin_can"), either, PICKPLACE)
+    assert grounding.usable and grounding.kept == ["Milk", "cubeA", "cubeB"]
+
+
+def test_an_unsure_keep_clause_is_carried_by_the_parsers_question() -> None:
+    parse = parse_goal_text("leave the cube where it is and put the red cube on it", STACK, NOUNS)
+    assert parse.question and not parse.goal, parse
+    assert parse.kept_either == [KeptEither(phrase="cube", candidates=["cubeA", "cubeB"])]
+
+
+def test_the_models_prompt_names_an_unsure_keep_clauses_candidates() -> None:
+    prompt = goal_prompt("leave the cube where it is and put the red cube on it", STACK, EITHER_CUBE)
+    assert "Stays where it is: the cube, one of cubeA, cubeB (a goal must move none of them)." in prompt

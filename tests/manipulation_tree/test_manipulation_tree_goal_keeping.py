@@ -15,7 +15,7 @@ import yaml
 
 from tests.conftest import WriteFile
 from tests.manipulation_tree.test_manipulation_tree_goal_planning import ScriptedWorker, solved
-from tests.manipulation_tree.test_manipulation_tree_ticks import TREES, driver_of
+from tests.manipulation_tree.test_manipulation_tree_ticks import TREES, driver_of, robot_sections
 from treebrain.behaviours.manipulation import goal_planning
 from treebrain.behaviours.manipulation.service import ManipulationService
 from treebrain.manipulation.grounding import Grounding
@@ -53,29 +53,29 @@ def worker(monkeypatch: pytest.MonkeyPatch) -> ScriptedWorker:
 
 def harness(write: WriteFile, answer: str) -> tuple[TreeHarness, list[dict[str, Any]]]:
     """The language-task tree for `TASK` with a model answering `answer`; also its requests."""
+    return milk_and_can(write, TASK, [answer], {"decoding": "classical", "timeout_s": 5})
+
+
+def milk_and_can(
+    write: WriteFile, task: str, answers: list[str], planner: dict[str, Any] | None = None
+) -> tuple[TreeHarness, list[dict[str, Any]]]:
+    """The language-task tree for `task` in the can-and-milk cell, with a model answering `answers`
+    in order (and the robot file's `manipulation.planner`); also its requests."""
     write("tasks.yaml", TASKS)
     objects = [
         {"name": "can", "position": [0.0, 0.0, 0.82], "half_extents": [0.02, 0.02, 0.02]},
         {"name": "milk", "position": [-0.15, -0.25, 0.85], "half_extents": [0.025, 0.025, 0.05]},
     ]
     success = {"object": "can", "x": {"min": 0.1, "max": 0.3}, "y": {"min": 0.1, "max": 0.3}}
+    cell = robot_sections(task="CanBeside", objects=objects, success=success)
+    if planner is not None:
+        cell["manipulation"] = {**cell["manipulation"], "planner": planner}
     sections = {
         "robot": "kin",
         "tree": str(TREES / "language_task.yaml"),
-        "driver": {
-            "type": "kinematic",
-            "params": {"task": "CanBeside", "objects": objects, "success": success},
-        },
-        "limits": {
-            "workspace": {
-                "x": {"min": -0.5, "max": 0.5},
-                "y": {"min": -0.5, "max": 0.5},
-                "z": {"min": 0.8, "max": 1.4},
-            }
-        },
-        "manipulation": {"tasks_file": "tasks.yaml", "planner": {"decoding": "classical", "timeout_s": 5}},
-        "llm": {"default": "script", "profiles": {"script": {"provider": "scripted", "responses": [answer]}}},
-        "blackboard": {"/manipulation/task": TASK},
+        **cell,
+        "llm": {"default": "script", "profiles": {"script": {"provider": "scripted", "responses": answers}}},
+        "blackboard": {"/manipulation/task": task},
     }
     h = TreeHarness.from_file(write("robot.yaml", yaml.safe_dump(sections)), period=0.05)
     return h, h.events("llm_call", "request")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from treebrain.manipulation.goal_answer import GoalRole
+from treebrain.manipulation.goal_answer import GoalRole, KeptEither
 
 
 @dataclass
@@ -22,6 +22,8 @@ class Reading:
     """Objects the task says stay where they are."""
     rest_kept: bool = False
     """The task says the rest stays ("the rest stays"): every object it does not move."""
+    kept_either: list[KeptEither] = field(default_factory=list)
+    """Keep clauses whose object the words leave unsure ("leave the bowl where it is", two bowls)."""
     forbidden: list[str] = field(default_factory=list)
     """Clauses that say what not to do ("don't put the milk in the bin")."""
 

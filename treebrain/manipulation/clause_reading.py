@@ -29,7 +29,7 @@ from treebrain.manipulation.fixture_parts import (
     state_said,
     the_one_open,
 )
-from treebrain.manipulation.goal_answer import GoalRole
+from treebrain.manipulation.goal_answer import GoalRole, KeptEither
 from treebrain.manipulation.goal_choice import Unsure, best_choice
 from treebrain.manipulation.goal_words import (
     ARTICULATIONS,
@@ -174,10 +174,29 @@ def _keep(phrase: str, scene: Scene, reading: Reading) -> None:
         kept = list(scene.objects)
         explain(words)
     else:
-        kept = [object_scored(part, scene)[0] for part in re.split(r"\band\b", phrase) if content_words(part)]
+        kept = [
+            name
+            for part in re.split(r"\band\b", phrase)
+            if content_words(part)
+            for name in _kept_one(part, scene, reading)
+        ]
     reading.kept.update(kept)
     if len(kept) == 1:
         reading.last_place = kept[0]
+
+
+def _kept_one(phrase: str, scene: Scene, reading: Reading) -> list[str]:
+    """The object a phrase said to stay names; of several it fits equally ("the bowl", two bowls),
+    none yet: they are kept aside in `reading.kept_either` for the goal to settle."""
+    try:
+        return [object_scored(phrase, scene)[0]]
+    except Unsure as unsure:
+        if not (unsure.ask and len(unsure.candidates) > 1):
+            raise
+        candidates = sorted(unsure.candidates)
+    explain(words_of(phrase))
+    reading.kept_either.append(KeptEither(phrase=" ".join(content_words(phrase)), candidates=candidates))
+    return []
 
 
 def _articulate(relation: str, phrase: str, scene: Scene, reading: Reading) -> None:

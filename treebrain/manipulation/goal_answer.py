@@ -17,6 +17,17 @@ class GoalRole(BaseModel):
     """1.0 when no other name scored close, less the closer the runner-up came."""
 
 
+class KeptEither(BaseModel):
+    """A keep clause whose object the words leave unsure ("leave the bowl where it is" with two
+    bowls): a goal that moves one of the candidates asks which one stays; else they all stay."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    phrase: str
+    """The words that name it ("bowl")."""
+    candidates: list[str]
+
+
 class GoalParse(BaseModel):
     """The parser's answer: goal predicates (a conjunction), or a question, or a refusal."""
 
@@ -31,6 +42,9 @@ class GoalParse(BaseModel):
     rest_kept: bool = False
     """The words say the rest stays ("the rest stays"): every object the goal does not move (a goal
     has them in `kept`; a question leaves them to whoever answers it)."""
+    kept_either: list[KeptEither] = []
+    """Keep clauses whose object the words leave unsure, for whoever answers the goal (a goal keeps
+    them all, or asks which one stays)."""
     question: str = ""
     refusal: str = ""
 

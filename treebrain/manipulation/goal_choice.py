@@ -32,11 +32,13 @@ MARGIN = 0.5
 
 
 class Unsure(Exception):
-    """The words do not settle a choice: a question (`ask`) or a refusal."""
+    """The words do not settle a choice: a question (`ask`) or a refusal; a question between names
+    the words fit equally has them as `candidates`."""
 
-    def __init__(self, message: str, ask: bool) -> None:
+    def __init__(self, message: str, ask: bool, candidates: Sequence[str] = ()) -> None:
         super().__init__(message)
         self.ask = ask
+        self.candidates = tuple(candidates)
 
 
 def the_one_fit(fits: tuple[list[str], float], kind: str, phrase: str, none_fits: str) -> tuple[str, float]:
@@ -46,7 +48,7 @@ def the_one_fit(fits: tuple[list[str], float], kind: str, phrase: str, none_fits
     if not fitting:
         raise Unsure(none_fits, False)
     if len(fitting) > 1:
-        raise Unsure(f"which {kind} do you mean by '{phrase}': {fitting[0]} or {fitting[1]}?", True)
+        raise Unsure(f"which {kind} do you mean by '{phrase}': {fitting[0]} or {fitting[1]}?", True, fitting)
     return fitting[0], round(min(1.0, 0.5 + margin / 0.2), 3)
 
 
@@ -81,7 +83,10 @@ def best_choice(
         ranked = _by_head(ranked, phrase, words, candidates)
     best, score = ranked[0]
     if len(ranked) > 1 and score - ranked[1][1] < MARGIN:
-        raise Unsure(f"which {kind} do you mean by '{phrase.strip()}': {best} or {ranked[1][0]}?", True)
+        alike = [name for name, other in ranked if score - other < MARGIN]
+        raise Unsure(
+            f"which {kind} do you mean by '{phrase.strip()}': {best} or {ranked[1][0]}?", True, alike
+        )
     explain(word for word in words if word_matches(word, candidates[best]))
     runner_up = ranked[1][1] if len(ranked) > 1 else score - 4.0
     return best, round(min(1.0, (score - runner_up) / 4.0 + 0.5), 3)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable
 
 from treebrain.manipulation.goal_answer import GoalParse, predicate_arguments
+from treebrain.manipulation.grounding import Grounding
 from treebrain.manipulation.symbolic import Scene
 
 
@@ -28,12 +29,27 @@ def kept_moved(goal: Iterable[str], kept: Collection[str]) -> str:
     return next(iter(sorted(moved_by(goal) & set(kept))), "")
 
 
+def kept_for(goal: Collection[str], said: GoalParse, scene: Scene) -> tuple[list[str], str]:
+    """What stays while `goal` is done, by the words' reading `said`, and a question ('' when none):
+    a keep clause the words leave unsure ("leave the bowl where it is", two bowls) asks which one
+    stays when `goal` moves one of its candidates; when it moves none, they all stay."""
+    moved = moved_by(goal)
+    for either in said.kept_either:
+        if moved & set(either.candidates):
+            return [], f"which {either.phrase} stays where it is: {' or '.join(either.candidates)}?"
+    unsure = [name for either in said.kept_either for name in either.candidates]
+    return kept_by(goal, [*said.kept, *unsure], said.rest_kept, scene), ""
+
+
 def kept_as_said(answer: GoalParse, said: GoalParse, scene: Scene) -> GoalParse:
     """A model's goal `answer` with what the parser's reading `said` of the same words keeps; a goal
-    that moves a kept object is a refusal naming it (a question or refusal is left as it is)."""
+    that moves a kept object is a refusal naming it, one that moves an object of an unsure keep
+    clause a question (a question or refusal is left as it is)."""
     if not answer.usable:
         return answer
-    kept = kept_by(answer.goal, said.kept, said.rest_kept, scene)
+    kept, which = kept_for(answer.goal, said, scene)
+    if which:
+        return GoalParse(task=answer.task, question=which)
     moved = kept_moved(answer.goal, kept)
     if moved:
         goal = " and ".join(answer.goal)
@@ -42,3 +58,21 @@ def kept_as_said(answer: GoalParse, said: GoalParse, scene: Scene) -> GoalParse:
             refusal=f"{moved} is to stay where it is, but the model's goal moves it ({goal})",
         )
     return answer.model_copy(update={"kept": kept})
+
+
+def grounding_kept(grounding: Grounding, said: GoalParse, scene: Scene) -> Grounding:
+    """A model's grounding (which object goes where) with what the parser's reading `said` of the
+    same words keeps, whoever grounds the task; a grounding whose object is kept is a refusal naming
+    it, one whose object an unsure keep clause names a question (a question or refusal is left as
+    it is)."""
+    if not grounding.usable:
+        return grounding
+    kept, which = kept_for([f"In({grounding.source}, {grounding.target})"], said, scene)
+    if which:
+        return Grounding(question=which)
+    if grounding.source in kept:
+        return Grounding(
+            refusal=f"{grounding.source} is to stay where it is, but the model's grounding moves it "
+            f"(to {grounding.target})"
+        )
+    return grounding.model_copy(update={"kept": kept})

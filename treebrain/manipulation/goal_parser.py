@@ -94,7 +94,7 @@ from treebrain.manipulation.clause_reading import read_clause
 from treebrain.manipulation.explained_words import accounting, unexplained
 from treebrain.manipulation.goal_answer import GoalParse, GoalRole, predicate_arguments
 from treebrain.manipulation.goal_choice import Unsure
-from treebrain.manipulation.goal_keeping import kept_by, kept_moved
+from treebrain.manipulation.goal_keeping import kept_for, kept_moved
 from treebrain.manipulation.goal_words import words_of
 from treebrain.manipulation.grounding import absent_refusal, absent_things
 from treebrain.manipulation.respelling import respelled
@@ -141,6 +141,9 @@ def parse_goal_text(task: str, scene: Scene, nouns: Collection[str] = ()) -> Goa
     moved = kept_moved(predicates, reading.kept)
     if moved:
         return GoalParse(task=task, refusal=f"{moved} is to stay where it is, but the task moves it")
+    kept, which = kept_for(predicates, _said(task, reading), scene)
+    if which:
+        return _question(task, which, reading)
     left = unexplained(_modifiers_read(words_of(said), used, nouns), used, GRAMMAR)
     if left:
         read = ", ".join(predicates)
@@ -150,7 +153,6 @@ def parse_goal_text(task: str, scene: Scene, nouns: Collection[str] = ()) -> Goa
     goal: dict[str, str] = {}
     for role in reading.roles:
         goal.setdefault(role.predicate.replace("On(", "In(", 1), role.predicate)
-    kept = kept_by(predicates, reading.kept, reading.rest_kept, scene)
     return GoalParse(
         task=task, goal=list(goal.values()), roles=reading.roles, kept=kept, rest_kept=reading.rest_kept
     )
@@ -158,7 +160,14 @@ def parse_goal_text(task: str, scene: Scene, nouns: Collection[str] = ()) -> Goa
 
 def _question(task: str, question: str, reading: Reading) -> GoalParse:
     """A question, with what the words say stays for whoever answers the goal."""
-    return GoalParse(task=task, question=question, kept=sorted(reading.kept), rest_kept=reading.rest_kept)
+    return _said(task, reading).model_copy(update={"question": question})
+
+
+def _said(task: str, reading: Reading) -> GoalParse:
+    """What the words read so far say stays, for whoever answers the goal."""
+    return GoalParse(
+        task=task, kept=sorted(reading.kept), rest_kept=reading.rest_kept, kept_either=reading.kept_either
+    )
 
 
 def _modifiers_read(words: list[str], used: set[str], nouns: Collection[str]) -> list[str]:

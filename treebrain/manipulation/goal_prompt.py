@@ -87,6 +87,10 @@ def _stays_said(parse: GoalParse) -> str:
         kept.append(f"{', '.join(parse.kept)} (a goal must not move them)")
     if parse.rest_kept:
         kept.append("every object the goal does not put somewhere")
+    for either in parse.kept_either:  # "leave the bowl where it is" with two bowls
+        kept.append(
+            f"the {either.phrase}, one of {', '.join(either.candidates)} (a goal must move none of them)"
+        )
     return f"\nStays where it is: {'; '.join(kept)}." if kept else ""
 
 

@@ -267,8 +267,8 @@ class Grounding(BaseModel):
     source: str = ""
     target: str = ""
     kept: list[str] = []
-    """Objects the task says stay where they are (the offline parse's; a model's grounding has
-    none): no skill may move them."""
+    """Objects the task says stay where they are (the offline parser's reading of the words, whoever
+    grounds): no skill may move them."""
     question: str = ""
     """A clarification to ask (then nothing is executed)."""
     refusal: str = ""

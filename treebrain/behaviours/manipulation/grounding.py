@@ -1,8 +1,10 @@
 """Grounding leaves: ``manipulation.grounding_prompt`` (the scene in words, the answer's schema),
 ``manipulation.judge_grounding`` (FAILURE, to be asked again with the reasons, when the answer
 names nothing usable) and ``manipulation.grounding_outcome`` (the task for the planner with its
-roles, or a clarification question or refusal, and then nothing is executed). The model is asked by
-``llm.generate`` between them (config/trees/manipulation/ground.yaml)."""
+roles, or a clarification question or refusal, and then nothing is executed), with
+``manipulation.keep_as_said`` before the outcome (what the words say stays, read by the offline
+parser whoever grounds). The model is asked by ``llm.generate`` between them
+(config/trees/manipulation/ground.yaml)."""
 
 from __future__ import annotations
 
@@ -13,6 +15,8 @@ from treebrain.behaviours.context import TreeContext
 from treebrain.behaviours.manipulation.planning import SCENE, TASK
 from treebrain.behaviours.manipulation.service import SECTION, ManipulationSettings
 from treebrain.behaviours.ports import Port
+from treebrain.manipulation.goal_keeping import grounding_kept
+from treebrain.manipulation.goal_parser import parse_goal_text
 from treebrain.manipulation.grounding import (
     Grounding,
     GroundingSettings,
@@ -88,6 +92,26 @@ class JudgeGrounding(Leaf):
         return Status.FAILURE if grounding.issues else Status.SUCCESS
 
 
+class KeepAsSaid(Leaf):
+    """The model's `grounding` with what the task's words say stays ("leave the milk where it is"),
+    read by the offline parser as on the goal route, so the second look keeps it for the episode;
+    a grounding that moves a kept object becomes a refusal, one that moves an object of an unsure
+    keep clause ("leave the bowl", two bowls) a question. Always SUCCESS (the outcome judges)."""
+
+    type_name = "manipulation.keep_as_said"
+    inputs = {"task": TASK, "scene": SCENE, "grounding": Port("ManipulationGrounding", "the judged answer")}
+    outputs = {"grounding": GROUNDING}
+
+    def update(self) -> Status:
+        grounding: Grounding = self.read("grounding")
+        task: str = self.read("task")
+        scene: Scene = self.read("scene")
+        kept = grounding_kept(grounding, parse_goal_text(task, scene), scene)
+        self.write("grounding", kept)
+        self.feedback_message = kept.refusal or kept.question or f"kept: {', '.join(kept.kept) or 'nothing'}"
+        return Status.SUCCESS
+
+
 class GroundingOutcome(Leaf):
     """SUCCESS with the planner's task (the words and the roles); FAILURE with the `question` or
     `refusal` when the task is ambiguous or cannot be grounded."""
@@ -120,4 +144,4 @@ class GroundingOutcome(Leaf):
         return Status.FAILURE
 
 
-BEHAVIOURS: tuple[type[Leaf], ...] = (GroundingPrompt, JudgeGrounding, GroundingOutcome)
+BEHAVIOURS: tuple[type[Leaf], ...] = (GroundingPrompt, JudgeGrounding, KeepAsSaid, GroundingOutcome)
