@@ -787,3 +787,97 @@ PART_20_PLACES = {
 def test_where_things_are_by_the_rules_of_part_20(kitchen: KitchenConfig, tmp_path: Path, case: str) -> None:
     lines, name, places = PART_20_PLACES[case]
     assert _places(_ingest(kitchen, tmp_path, *lines), name) == places
+
+
+PART_21_PLACES = {
+    "a food poured from its box into a bowl leaves a portion there, the box in hand": (
+        ("take cereal box", "take bowl", "put bowl on table", "pour cereal into bowl"),
+        "cereal",
+        ["in right hand", "in bowl (food_bowl_1) at table (zone_table_1)"],
+    ),
+    "butter spread on bread from its tub leaves the tub in hand": (
+        ("take bread", "put bread on plate", "take butter", "spread butter on bread"),
+        "butter",
+        ["in right hand", "in bread (food_bread_1)"],
+    ),
+    "coffee tipped from its jar into the grinder leaves the jar to be put away": (
+        ("take coffee jar", "tip coffee into grinder", "put coffee in cupboard"),
+        "coffee",
+        ["at cupboard (zone_cupboard_1)", "in grinder (food_grinder_1)"],
+    ),
+    "a food its narrations name with a packet is kept in it when poured": (
+        ("take lentils", "take pot", "put pot on hob", "open packet of lentils", "pour lentils into pot"),
+        "lentil",
+        ["in right hand", "in pot (food_pot_1) at hob (zone_hob_1)"],
+    ),
+    "with no pack named or known, a food poured from the hand makes no portion": (
+        ("take lentils", "take pot", "put pot on hob", "pour lentils into pot"),
+        "lentil",
+        ["in right hand"],
+    ),
+    "the portion poured is what is stirred, not the packet in hand": (
+        ("take pasta", "take pot", "put pot on hob", "pour pasta into pot", "stir pasta"),
+        "pasta",
+        ["in right hand", "in pot (food_pot_1) at hob (zone_hob_1)"],
+    ),
+    "eggs poured from the bowl move whole": (
+        ("take bowl", "put eggs in bowl", "take pan", "put pan on hob", "pour eggs into pan"),
+        "egg",
+        ["in pan (food_pan_1) at hob (zone_hob_1)"],
+    ),
+    "pasta poured from the pan into the colander moves whole": (
+        ("take pan", "put pasta in pan", "take colander", "put colander in sink", "pour pasta into colander"),
+        "pasta",
+        ["in colander (food_colander_1) at sink (zone_sink_1)"],
+    ),
+    "a portion poured out and picked up again is no pack: no portion of it": (
+        (
+            "take rice",
+            "take cup",
+            "put cup on counter",
+            "pour rice into cup",
+            "open cupboard",
+            "put rice in cupboard",
+            "close cupboard",
+            "take sieve",
+            "pick up rice",
+            "pour rice into sieve",
+        ),
+        "rice",
+        ["at cupboard (zone_cupboard_1)", "in left hand"],
+    ),
+    "a food diced before it is tipped in is out of its pack: no portion": (
+        ("take pan", "put pan on hob", "take butter", "dice butter", "tip butter into pan"),
+        "butter",
+        ["in right hand"],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", PART_21_PLACES)
+def test_where_things_are_by_the_rules_of_part_21(kitchen: KitchenConfig, tmp_path: Path, case: str) -> None:
+    lines, name, places = PART_21_PLACES[case]
+    assert _places(_ingest(kitchen, tmp_path, *lines), name) == places
+
+
+def test_a_portion_poured_from_its_packet_is_what_is_stirred(kitchen: KitchenConfig, tmp_path: Path) -> None:
+    kg = _ingest(
+        kitchen, tmp_path, "take pasta", "take pot", "put pot on hob", "pour pasta into pot", "stir pasta"
+    )
+    packet, portion = (kg.view(food_id, 0) for food_id in sorted(kg.foods_named("pasta")))
+    assert (packet.hand, packet.state, portion.location_name, portion.state) == (
+        "right",
+        "unknown",
+        "pot",
+        "stirred",
+    )
+
+
+def test_a_held_lid_with_the_jar_on_it_does_not_close_that_jar(
+    kitchen: KitchenConfig, tmp_path: Path
+) -> None:
+    """A lid cannot go on a jar that stands on (is in) the lid: the jar closed keeps its place."""
+    kg = _ingest(kitchen, tmp_path, "take lid", "put jar on lid", "close jar")
+    jars, lids = _places(kg, "jar"), _places(kg, "lid")
+    assert len(jars) == 1 and "lid" in jars[0]
+    assert len(lids) == 1 and "hand" in lids[0]

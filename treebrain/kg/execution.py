@@ -97,12 +97,17 @@ def _cover_with_held_lid(
     kg: KitchenGraph, food_id: str, update: KgUpdate, narration: Narration, vocabulary: Vocabulary
 ) -> None:
     """Closing a thing while holding a lid (``covers``) puts that lid on it ("take lid, close food
-    container"): that is how it was closed. A lid closed itself, or none held, changes nothing."""
+    container"): that is how it was closed. A lid closed itself, none held, or one the thing stands
+    in or on ("put jar on lid" held) changes nothing."""
     if update.update_type not in (UpdateType.MODIFY_STATE, UpdateType.CREATE_NEW) or update.state != "closed":
         return
     if kg.view(food_id, 0).name in vocabulary.covers:
         return
-    held = [lid for lid in kg.hands().values() if kg.view(lid, 0).name in vocabulary.covers]
+    held = [
+        lid
+        for lid in kg.hands().values()
+        if kg.view(lid, 0).name in vocabulary.covers and not kg.contains(lid, food_id)
+    ]
     if not held:
         return
     kg.put_at(held[0], food_id, "sure")

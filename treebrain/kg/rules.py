@@ -20,6 +20,7 @@ from treebrain.kg.models import (
     Extraction,
     FoodView,
     Frozen,
+    Interaction,
     KgUpdate,
     Narration,
     NewFood,
@@ -141,18 +142,69 @@ def adds_portion(extraction: Extraction, retrieval: Retrieval, vocabulary: Vocab
     put onto or into an object ("put salt on chicken breasts"), or poured, tipped or spooned into a
     named place from its pack ("pour flour into pan", "spoon sugar into pan"). That portion is a thing
     of its own there; the pack, bottle or shaker does not move. A portion already moved into a spoon
-    or bowl is poured on as itself ("tip salt into pan"). Another thing only when put from its pack
-    just opened (_from_its_pack)."""
+    or bowl is poured on as itself ("tip salt into pan"). Another thing when poured, spread or
+    scraped out of its pack (_poured_from_its_pack) or put from its pack just opened (_from_its_pack)."""
     named = _named_place(extraction)
     if extraction.food is None or named is None:
         return False
     if not vocabulary.is_portion(extraction.food):
-        return _from_its_pack(extraction, named, retrieval, vocabulary)
+        return _poured_from_its_pack(extraction, named, retrieval, vocabulary) or _from_its_pack(
+            extraction, named, retrieval, vocabulary
+        )
     if extraction.verb_type is UpdateType.PLACE:
         return vocabulary.zone_for(named) is None
     if not extraction.pours or extraction.location_role != "destination":
         return False
     return not retrieval.matching() or _pack(retrieval) is not None
+
+
+def _poured_from_its_pack(
+    extraction: Extraction, named: str, retrieval: Retrieval, vocabulary: Vocabulary
+) -> bool:
+    """Whether any food is poured, spread, scraped or sprinkled into or onto a named object out of its
+    pack, jar, bottle or box ("take cereal, pour cereal into bowl", "spread butter on bread"): the
+    thing of that name is held or lies directly at a place, the narrations show it kept in a pack
+    (_kept_in_pack), so what goes is some of it, a thing of its own (as EPIC's labels keep it), and
+    the pack stays. Food lying in another object, or cut, cracked or stirred, is poured whole ("pour
+    eggs into pan" from the bowl); a container, tool or pack poured ("pour kettle into pan") is no food."""
+    pack = _pack(retrieval)
+    if not extraction.pours or extraction.location_role != "destination" or pack is None:
+        return False
+    if vocabulary.works_food_only(extraction.verb or "") or _in_a_vessel(retrieval, vocabulary):
+        # "spoon rice onto plate", "pour pasta into colander": the food cooked, not its pack
+        return False
+    if vocabulary.zone_for(named) is not None or _holds_or_handles(pack.name, vocabulary):
+        return False
+    if head_noun(pack.name) in vocabulary.containers or _names(vocabulary, pack, named):
+        return False
+    return _kept_in_pack(pack, vocabulary) and not any(_loosens(i, vocabulary) for i in pack.recent)
+
+
+def _in_a_vessel(retrieval: Retrieval, vocabulary: Vocabulary) -> bool:
+    """Whether a thing of the name lies in a vessel food is worked in (the pasta poured into the pot)."""
+    return any(
+        food.hand is None and head_noun(food.location_name) in vocabulary.vessels
+        for food in retrieval.matching()
+    )
+
+
+def _kept_in_pack(food: FoodView, vocabulary: Vocabulary) -> bool:
+    """Whether the narrations show the thing kept in a pack (``sold_in``): foods.yaml names its kind
+    by one ("butter tub", "pasta packet"), or it or a narration about it was named with one ("take
+    mustard jar", "open package of pasta")."""
+    if vocabulary.names.canonical(food.name) in vocabulary.packed_foods or vocabulary.names_pack(food.said):
+        return True
+    return any(vocabulary.names_pack(normalise_phrase(i.narration)) for i in food.recent)
+
+
+def _loosens(interaction: Interaction, vocabulary: Vocabulary) -> bool:
+    """Whether the narration left the food out of any pack: cut up, cracked, torn or scooped, stirred
+    or mixed, or poured out of its pack as a portion (the rice poured into a cup, picked up again)."""
+    entry = vocabulary.verb_entry(interaction.action)
+    if entry is None:
+        return False
+    poured_out = entry.pours and interaction.outcome is OutcomeKind.CREATE_NEW
+    return entry.cuts_up or entry.carries or entry.food_only or poured_out
 
 
 def _from_its_pack(extraction: Extraction, named: str, retrieval: Retrieval, vocabulary: Vocabulary) -> bool:
@@ -312,6 +364,9 @@ def _target(
         # slicing celery just put into the pan slices the rest; opening a stock cube just put into
         # the jug opens the next one
         matching = tuple(food for food in matching if not _just_put_in_container(food, vocabulary))
+    elif vocabulary.works_food_only(extraction.verb or ""):
+        # "stir the pasta" just poured into the pot from its packet: the portion, not the packet held
+        matching = tuple(_narrowed(list(matching), lambda food: _poured_out(food, vocabulary)))
     elif _discards(extraction, vocabulary):
         matching = tuple(
             food
@@ -543,12 +598,17 @@ def _poured_portion(food: FoodView, vocabulary: Vocabulary) -> bool:
     """Whether the thing is a portion its latest narration poured or sprinkled into or onto another
     object ("apply spice" into the pan being cooked): it is used there, and a bare "take spice" after
     takes the jar again."""
+    return _poured_out(food, vocabulary) and vocabulary.is_portion(food.name)
+
+
+def _poured_out(food: FoodView, vocabulary: Vocabulary) -> bool:
+    """Whether the thing's latest narration poured it out of its pack into or onto another object, a
+    thing of its own there (the pasta poured into the pot): what a verb done to food alone is done to."""
     if food.hand is not None or food.location_id == food.zone_id or not food.recent:
         return False
     latest = food.recent[-1]
     entry = vocabulary.verb_entry(latest.action)
-    poured = latest.outcome is OutcomeKind.CREATE_NEW and entry is not None and entry.pours
-    return poured and vocabulary.is_portion(food.name)
+    return latest.outcome is OutcomeKind.CREATE_NEW and entry is not None and entry.pours
 
 
 def _loaded_to_wash(food: FoodView, retrieval: Retrieval, vocabulary: Vocabulary) -> bool:

@@ -117,6 +117,7 @@ class NounsFile(Frozen):
     covers: list[str] = []
     packs: list[str] = []
     bags: list[str] = []
+    sold_in: list[str] = []
     cookware: list[str] = []
     scrubbers: list[str] = []
     utensils: list[str] = []
@@ -211,6 +212,11 @@ class Vocabulary:
         self.covers = frozenset(singular_phrase(normalise_phrase(word)) for word in nouns.covers)
         self.packs = tuple(singular_phrase(normalise_phrase(word)) for word in nouns.packs)
         self.bags = frozenset(singular_phrase(normalise_phrase(word)) for word in nouns.bags)
+        self.sold_in = frozenset(singular_phrase(normalise_phrase(word)) for word in nouns.sold_in)
+        # foods whose kind comes in a pack: foods.yaml names them by one ("butter tub", "cereal box")
+        self.packed_foods = frozenset(
+            food for phrase, food in synonyms.items() if self.names_pack(phrase) and food != phrase
+        )
         self.cookware = frozenset(singular_phrase(normalise_phrase(word)) for word in nouns.cookware)
         self.scrubbers = frozenset(singular_phrase(normalise_phrase(word)) for word in nouns.scrubbers)
         self.utensils = frozenset(singular_phrase(normalise_phrase(word)) for word in nouns.utensils)
@@ -255,6 +261,10 @@ class Vocabulary:
         or its head noun: "chilli powder", "garam masala", "washing liquid" as well as "salt"."""
         canonical = singular_phrase(self.names.canonical(name))
         return canonical in self.portions or head_noun(canonical) in self.portions
+
+    def names_pack(self, text: str) -> bool:
+        """Whether the words name what food is sold in (``sold_in``): "butter tub", "open package"."""
+        return any(singular_phrase(word) in self.sold_in for word in text.split())
 
     def pack_of(self, noun: str) -> str | None:
         """The food a pack (``packs``) is named by ("oats package": the oats), else None."""
