@@ -79,11 +79,11 @@ def drying_place(kg: KitchenGraph, vocabulary: Vocabulary, put: str) -> str | No
     (the sink, the counter) and no container (food rinsed, then put into the pot). None when the
     thing was not washed last or no washed thing was put so lately."""
     latest = kg.view(put, 1).recent
-    if not latest or not _washes(vocabulary, latest[-1].action):
+    if not latest or not vocabulary.washes(latest[-1].action):
         return None
     for other in kg.newest_foods(_WASHED_LATELY):
         history = kg.view(other, 2).recent
-        if other == put or len(history) < 2 or not _washes(vocabulary, history[-2].action):
+        if other == put or len(history) < 2 or not vocabulary.washes(history[-2].action):
             continue
         place = kg.location_of(other)
         if _put_by_name(kg, other, history[-1]) and place is not None and _dries(kg, vocabulary, place):
@@ -138,11 +138,6 @@ def _put_by_name(kg: KitchenGraph, food_id: str, placed: Interaction) -> bool:
     head = kg.names.head(kg.view(food_id, 0).name)
     named = any(kg.names.head(word) == head for word in words(placed.narration))
     return said and named and kg.place_certainty(food_id) == "sure"
-
-
-def _washes(vocabulary: Vocabulary, action: str) -> bool:
-    entry = vocabulary.verb_entry(action)
-    return entry is not None and entry.washes
 
 
 def _dries(kg: KitchenGraph, vocabulary: Vocabulary, place: str) -> bool:

@@ -202,7 +202,7 @@ def _move(
             # "put bread in bag, open cupboard, put down bread": the bag goes, the bread in it
             food_id = _bagged_in(kg, food_id, places.vocabulary) or food_id
         if kg.hand_of(food_id) is None and kg.location_of(food_id) is not None:
-            _shift(kg, food_id, places, warnings, drying=not _puts_away(update, places.vocabulary))
+            _shift(kg, food_id, places, warnings, drying=not places.vocabulary.puts_away(update.action))
         else:
             _put(kg, food_id, _put_down(kg, food_id, update, places), warnings, "likely")
 
@@ -224,15 +224,9 @@ def _put_down(kg: KitchenGraph, food_id: str, update: KgUpdate, places: PlaceRes
     (context.storage_place); else where a bare put goes (for a thing just washed and not put away,
     where the thing washed before it was put: context.drying_place)."""
     vocabulary = places.vocabulary
-    stores = _puts_away(update, vocabulary)
+    stores = vocabulary.puts_away(update.action)
     kept = storage_place(kg, vocabulary, food_id, places.seen_at) if stores else None
     return kept or _set_down(kg, food_id, places, put=True, drying=not stores)
-
-
-def _puts_away(update: KgUpdate, vocabulary: Vocabulary) -> bool:
-    """Whether the update's verb puts its object into storage (``stores``: put away)."""
-    entry = vocabulary.verb_entry(update.action)
-    return entry is not None and entry.stores
 
 
 def _set_down(kg: KitchenGraph, food_id: str, places: PlaceResolver, put: bool, drying: bool = False) -> str:
@@ -272,9 +266,8 @@ def _washed_from_guess(kg: KitchenGraph, food_id: str, update: KgUpdate, vocabul
     """Whether a washing verb is done to a thing not held that only a bare put guessed into a drawer
     or cupboard ("put down knife" while a drawer stood open, then "wash knife"): it is being washed
     where one works, not lying in there."""
-    entry = vocabulary.verb_entry(update.action)
     location = kg.location_of(food_id)
-    if entry is None or not entry.washes or kg.hand_of(food_id) is not None or location is None:
+    if not vocabulary.washes(update.action) or kg.hand_of(food_id) is not None or location is None:
         return False
     if not kg.has_zone(location) or kg.place_certainty(food_id) != "likely":
         return False

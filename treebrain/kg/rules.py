@@ -380,7 +380,7 @@ def _target(
             for food in matching
             if not (_poured_in(food, vocabulary) or (rest_goes and _cut_up(food, vocabulary)))
         )
-    if _stores(extraction, vocabulary) and extraction.location is None:
+    if vocabulary.puts_away(extraction.verb or "") and extraction.location is None:
         # "put away bowl" once more while the first bowl lies in the cupboard: another bowl
         matching = tuple(food for food in matching if not _stowed(food, vocabulary))
     if extraction.verb_type is UpdateType.PLACE and _named_place(extraction) is not None:
@@ -443,8 +443,7 @@ def _food_put_in(retrieval: Retrieval, vocabulary: Vocabulary) -> FoodView | Non
 
 def _holds_or_handles(name: str, vocabulary: Vocabulary) -> bool:
     """Whether a thing of this name is a pack, utensil, lid or sponge: it holds or handles food."""
-    head = head_noun(name)
-    return head in vocabulary.packs or head in vocabulary.utensils | vocabulary.covers | vocabulary.scrubbers
+    return head_noun(name) in vocabulary.handlers
 
 
 def _named_place(extraction: Extraction) -> str | None:
@@ -552,7 +551,7 @@ def _stores_away(extraction: Extraction, vocabulary: Vocabulary) -> bool:
     named = _named_place(extraction)
     zone = vocabulary.zone_for(named) if named is not None else None
     return (zone is not None and zone[0] in vocabulary.storage_zones) or (
-        named is None and _stores(extraction, vocabulary)
+        named is None and vocabulary.puts_away(extraction.verb or "")
     )
 
 
@@ -649,12 +648,6 @@ def _stirring(food: FoodView, vocabulary: Vocabulary) -> bool:
         normalise_phrase(food.name) in vocabulary.utensils or head_noun(food.name) in vocabulary.utensils
     )
     return utensil and head_noun(food.location_name) in vocabulary.vessels
-
-
-def _stores(extraction: Extraction, vocabulary: Vocabulary) -> bool:
-    """Whether the verb puts its object into storage (``stores: true``: put away)."""
-    entry = vocabulary.verb_entry(extraction.verb or "")
-    return entry is not None and entry.stores
 
 
 def _stored(food: FoodView, vocabulary: Vocabulary) -> bool:

@@ -220,6 +220,8 @@ class Vocabulary:
         self.cookware = frozenset(singular_phrase(normalise_phrase(word)) for word in nouns.cookware)
         self.scrubbers = frozenset(singular_phrase(normalise_phrase(word)) for word in nouns.scrubbers)
         self.utensils = frozenset(singular_phrase(normalise_phrase(word)) for word in nouns.utensils)
+        # what holds or handles food rather than being it: packs, utensils, lids, sponges
+        self.handlers = frozenset((*self.packs, *self.utensils, *self.covers, *self.scrubbers))
         self.portions = frozenset(singular_phrase(normalise_phrase(word)) for word in nouns.portions)
         self.general_foods = frozenset(_singular(word) for word in nouns.general_foods)
         self.made_of = {
@@ -255,6 +257,16 @@ class Vocabulary:
         """Whether the action is a verb done to food alone (``food_only``: stir, mix, knead)."""
         entry = self.verb_entry(action)
         return entry is not None and entry.food_only
+
+    def puts_away(self, action: str) -> bool:
+        """Whether the action puts its object into storage (``stores``: put away, store)."""
+        entry = self.verb_entry(action)
+        return entry is not None and entry.stores
+
+    def washes(self, action: str) -> bool:
+        """Whether the action washes its object (``washes``: wash, rinse)."""
+        entry = self.verb_entry(action)
+        return entry is not None and entry.washes
 
     def is_portion(self, name: str) -> bool:
         """Whether a thing of this name is used a portion at a time (``portions``), by its whole name
