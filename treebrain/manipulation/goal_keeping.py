@@ -41,16 +41,22 @@ def kept_for(goal: Collection[str], said: GoalParse, scene: Scene) -> tuple[list
     return kept_by(goal, [*said.kept, *unsure], said.rest_kept, scene), ""
 
 
+def _judged(goal: Collection[str], said: GoalParse, scene: Scene) -> tuple[list[str], str, str]:
+    """What stays while `goal` is done (:func:`kept_for`), the question an unsure keep clause asks
+    ('' when none), and the first kept object `goal` moves ('' when none, or when it asks)."""
+    kept, which = kept_for(goal, said, scene)
+    return kept, which, "" if which else kept_moved(goal, kept)
+
+
 def kept_as_said(answer: GoalParse, said: GoalParse, scene: Scene) -> GoalParse:
     """A model's goal `answer` with what the parser's reading `said` of the same words keeps; a goal
     that moves a kept object is a refusal naming it, one that moves an object of an unsure keep
     clause a question (a question or refusal is left as it is)."""
     if not answer.usable:
         return answer
-    kept, which = kept_for(answer.goal, said, scene)
+    kept, which, moved = _judged(answer.goal, said, scene)
     if which:
         return GoalParse(task=answer.task, question=which)
-    moved = kept_moved(answer.goal, kept)
     if moved:
         goal = " and ".join(answer.goal)
         return GoalParse(
@@ -67,10 +73,10 @@ def grounding_kept(grounding: Grounding, said: GoalParse, scene: Scene) -> Groun
     it is)."""
     if not grounding.usable:
         return grounding
-    kept, which = kept_for([f"In({grounding.source}, {grounding.target})"], said, scene)
+    kept, which, moved = _judged([f"In({grounding.source}, {grounding.target})"], said, scene)
     if which:
         return Grounding(question=which)
-    if grounding.source in kept:
+    if moved:
         return Grounding(
             refusal=f"{grounding.source} is to stay where it is, but the model's grounding moves it "
             f"(to {grounding.target})"
